@@ -1,0 +1,422 @@
+"""The generated module: header, TypedDicts and aliases, the ``Tools`` protocols and the typed clients.
+
+Text is assembled line by line in the layout ``ruff format`` produces, so a generated module is formatted as
+written, and the same tools always give the same bytes (tools are sorted by name; everything else follows
+the schemas' own order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, final
+
+from mcptools._errors import SchemaError
+from mcptools._stubgen._text import NameAllocator, escaped_lines, is_plain_identifier, method_name, pascal_case
+from mcptools._stubgen._text import py_string
+from mcptools._stubgen._translate import AliasDef, ClassDef, RootType, SchemaTranslator, json_text
+from mcptools._stubgen._types import LINE_LENGTH, Lit, Name, PyType, Sub, UnionOf, layout, mentions_generated
+
+__all__ = ["generate_stubs"]
+
+_FIXED_NAMES = (
+    "AsyncToolSession",
+    "AsyncTools",
+    "AsyncTypedClient",
+    "ToolCallError",
+    "ToolSession",
+    "Tools",
+    "TypedClient",
+)
+_RESERVED = frozenset(
+    {
+        *_FIXED_NAMES,
+        "Any",
+        "Awaitable",
+        "False",
+        "Generic",
+        "Literal",
+        "Mapping",
+        "Never",
+        "None",
+        "NotRequired",
+        "Protocol",
+        "True",
+        "TypeAlias",
+        "TypeVar",
+        "TypedDict",
+        "Unpack",
+    }
+)
+
+_PREAMBLE = '''
+_R = TypeVar("_R")
+_R_co = TypeVar("_R_co", covariant=True)
+
+
+class ToolSession(Protocol[_R_co]):
+    """Anything that calls a tool by name and returns its result, such as a client session."""
+
+    def call_tool(self, name: str, arguments: dict[str, Any], /) -> _R_co: ...
+
+
+class AsyncToolSession(Protocol[_R_co]):
+    """A session whose ``call_tool`` is a coroutine, such as the ``mcp`` SDK's ``ClientSession``."""
+
+    def call_tool(self, name: str, arguments: dict[str, Any], /) -> Awaitable[_R_co]: ...
+
+
+class ToolCallError(Exception):
+    """A tool answered with an error, or without the structured content its outputSchema promises."""
+
+    def __init__(self, message: str, result: object) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def _as_arguments(arguments: Mapping[str, object]) -> dict[str, Any]:
+    return dict(arguments)
+
+
+def _field(value: object, key: str) -> object:
+    """``value[key]`` for a mapping, ``value.key`` for an object (such as a pydantic model), else None."""
+    if isinstance(value, Mapping):
+        return value.get(key)
+    return getattr(value, key, None)
+
+
+def _error_text(result: object) -> str:
+    content = _field(result, "content")
+    if not isinstance(content, list):
+        return "the tool reported an error"
+    texts = [text for block in content if isinstance(text := _field(block, "text"), str)]
+    return "\\n".join(texts) or "the tool reported an error"
+
+
+def _structured_content(result: object) -> object:
+    """The structured content of a tools/call result, or a JSON-RPC response carrying one."""
+    if isinstance(result, Mapping) and "jsonrpc" in result:
+        if "error" in result:
+            raise ToolCallError(str(_field(result["error"], "message")), result)
+        result = result.get("result")
+    if _field(result, "isError"):
+        raise ToolCallError(_error_text(result), result)
+    structured = _field(result, "structuredContent")
+    if structured is None:
+        raise ToolCallError("the result has no structuredContent", result)
+    return structured
+'''
+
+
+@final
+class _Tool:
+    """One tool as the facade sees it."""
+
+    __slots__ = ("annotations", "arguments", "description", "method", "name", "result", "title")
+
+    def __init__(
+        self,
+        raw: Mapping[str, Any],
+        method: str,
+        arguments: RootType,
+        result: RootType | None,
+    ) -> None:
+        self.name: str = raw["name"]
+        self.title = raw.get("title") if isinstance(raw.get("title"), str) else None
+        self.description = raw.get("description") if isinstance(raw.get("description"), str) else None
+        self.annotations = raw.get("annotations")
+        self.method = method
+        self.arguments = arguments
+        self.result = result
+
+
+def _docstring(text: str, indent: str) -> list[str]:
+    """A docstring at ``indent``: one line when it fits, else the closing quotes on their own line."""
+    lines = escaped_lines(text, LINE_LENGTH - len(indent) - 4)
+    if not lines:
+        return []
+    single = f'{indent}"""{lines[0]}"""'
+    if len(lines) == 1 and len(single) <= LINE_LENGTH:
+        return [single]
+    body = [f'{indent}"""{lines[0]}', *[(indent + line) if line else "" for line in lines[1:]]]
+    return [*body, f'{indent}"""']
+
+
+def _comment(text: str, indent: str) -> list[str]:
+    return [f"{indent}# {line}".rstrip() for line in escaped_lines(text, LINE_LENGTH - len(indent) - 2)]
+
+
+def _names_in(node: PyType, found: set[str]) -> None:
+    if isinstance(node, Name):
+        found.add(node.text)
+    elif isinstance(node, Lit):
+        found.add("Literal")
+    elif isinstance(node, Sub):
+        for arg in node.args:
+            _names_in(arg, found)
+    elif isinstance(node, UnionOf):
+        for member in node.members:
+            _names_in(member, found)
+
+
+def _quoted(node: PyType) -> PyType | str:
+    """Run-time positions (aliases, functional TypedDicts) quote a type that names the module's own types."""
+    if mentions_generated(node):
+        return py_string(_render_flat(node))
+    return node
+
+
+def _render_flat(node: PyType) -> str:
+    return layout(node, "", "", "")[0] if isinstance(node, Name) else _flat(node)
+
+
+def _flat(node: PyType) -> str:
+    from mcptools._stubgen._types import render
+
+    return render(node)
+
+
+def _wrap_required(node: PyType | str, required: bool) -> PyType | str:
+    if required:
+        return node
+    if isinstance(node, str):
+        return f"NotRequired[{node}]"
+    return Sub("NotRequired", (node,))
+
+
+def _class_lines(definition: ClassDef) -> list[str]:
+    if all(is_plain_identifier(item.key) for item in definition.fields):
+        lines = [f"class {definition.name}(TypedDict):"]
+        doc = _docstring(definition.doc, "    ")
+        lines.extend(doc)
+        if doc and definition.fields:
+            lines.append("")
+        for item in definition.fields:
+            annotation = _wrap_required(item.type, item.required)
+            lines.extend(layout(annotation, "    ", f"{item.key}: ", ""))
+            lines.extend(_docstring(item.doc, "    "))
+        if not doc and not definition.fields:
+            lines.append("    pass")
+        return lines
+    lines = _comment(definition.doc, "")
+    lines.extend([f"{definition.name} = TypedDict(", f"    {py_string(definition.name)},", "    {"])
+    for item in definition.fields:
+        lines.extend(_comment(item.doc, "        "))
+        value = _wrap_required(_quoted(item.type), item.required)
+        lines.extend(layout(value, "        ", f"{py_string(item.key)}: ", ","))
+    lines.extend(["    },", ")"])
+    return lines
+
+
+def _alias_lines(definition: AliasDef) -> list[str]:
+    lines = layout(_quoted(definition.type), "", f"{definition.name}: TypeAlias = ", "")
+    return lines + _docstring(definition.doc, "")
+
+
+def _call_lines(indent: str, head: str, function: str, arguments: list[str]) -> list[str]:
+    one_line = f"{indent}{head}{function}({', '.join(arguments)})"
+    if len(one_line) <= LINE_LENGTH:
+        return [one_line]
+    return [f"{indent}{head}{function}(", *[f"{indent}    {argument}," for argument in arguments], f"{indent})"]
+
+
+def _signature_lines(prefix: str, name: str, parameters: list[str], returns: str) -> list[str]:
+    one_line = f"    {prefix}def {name}({', '.join(parameters)}) -> {returns}:"
+    if len(one_line) <= LINE_LENGTH:
+        return [one_line]
+    return [
+        f"    {prefix}def {name}(",
+        *[f"        {parameter}," for parameter in parameters],
+        f"    ) -> {returns}:",
+    ]
+
+
+def _parameters(tool: _Tool) -> list[str]:
+    form = tool.arguments.form
+    if form == "typed":
+        return ["self", f"**arguments: Unpack[{tool.arguments.name}]"]
+    if form == "mapping":
+        return ["self", f"**arguments: {_flat(tool.arguments.value_type)}"]
+    return ["self", f"arguments: {tool.arguments.name}", "/"]
+
+
+def _method_doc(tool: _Tool, classes: Mapping[str, ClassDef]) -> str:
+    parts: list[str] = []
+    if tool.title:
+        parts.append(tool.title)
+    if tool.description:
+        parts.append(tool.description)
+    parts.append(f"Calls the tool {json_text(tool.name)}.")
+    argument_class = classes.get(tool.arguments.name)
+    documented = [item for item in argument_class.fields if item.doc] if argument_class is not None else []
+    if documented:
+        entries = []
+        for item in documented:
+            text = " ".join(item.description.split())
+            if item.notes:
+                text += f" ({'; '.join(item.notes)})" if text else "; ".join(item.notes)
+            entries.append(f"    {item.key}: {text}")
+        parts.append("Args:\n" + "\n".join(entries))
+    if tool.result is not None:
+        parts.append(
+            f"Returns:\n    The structured content, a {tool.result.name}. Raises ToolCallError on an error result."
+        )
+    if isinstance(tool.annotations, Mapping) and tool.annotations:
+        parts.append(f"Annotations: {json_text(tool.annotations)}")
+    return "\n\n".join(parts)
+
+
+def _protocol_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], *, asynchronous: bool) -> list[str]:
+    name = "AsyncTools" if asynchronous else "Tools"
+    kind = "coroutine methods" if asynchronous else "methods"
+    lines = [
+        f"class {name}(Protocol[_R_co]):",
+        f'    """The tools as {kind}: what a typed client, or a test double, provides."""',
+    ]
+    prefix = "async " if asynchronous else ""
+    for tool in tools:
+        returns = tool.result.name if tool.result is not None else "_R_co"
+        lines.append("")
+        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool), returns))
+        lines.extend(_docstring(_method_doc(tool, classes), "        ") or ["        ..."])
+    return lines
+
+
+def _client_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], *, asynchronous: bool) -> list[str]:
+    name = "AsyncTypedClient" if asynchronous else "TypedClient"
+    session = "AsyncToolSession" if asynchronous else "ToolSession"
+    prefix = "async " if asynchronous else ""
+    awaiting = "await " if asynchronous else ""
+    lines = [
+        f"class {name}(Generic[_R]):",
+        f'    """Typed {"coroutine " if asynchronous else ""}methods over a session: '
+        f'``{name}(session).tool_name(arg=...)``.',
+        "",
+        "    A tool with an outputSchema returns its structured content (ToolCallError on an error result);",
+        "    any other tool returns the session's result as it is.",
+        '    """',
+        "",
+        '    __slots__ = ("_session",)',
+        "",
+        f"    def __init__(self, session: {session}[_R]) -> None:",
+        "        self._session = session",
+        "",
+        f"    {prefix}def call_tool(self, name: str, arguments: Mapping[str, object]) -> _R:",
+        '        """Any tool by name, untyped: for arguments the stubs do not describe."""',
+        f"        return {awaiting}self._session.call_tool(name, _as_arguments(arguments))",
+    ]
+    for tool in tools:
+        returns = tool.result.name if tool.result is not None else "_R"
+        lines.append("")
+        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool), returns))
+        lines.extend(_docstring(_method_doc(tool, classes), "        "))
+        call_arguments = [py_string(tool.name), "_as_arguments(arguments)"]
+        if tool.result is None:
+            lines.extend(_call_lines("        ", f"return {awaiting}", "self._session.call_tool", call_arguments))
+        else:
+            lines.extend(_call_lines("        ", f"result = {awaiting}", "self._session.call_tool", call_arguments))
+            lines.extend(
+                _call_lines("        ", "return ", "cast", [py_string(tool.result.name), "_structured_content(result)"])
+            )
+    return lines
+
+
+def _checked_tools(tools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    seen: set[str] = set()
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
+            raise SchemaError(f"tools[{index}] is not a tool: it needs a string 'name'")
+        if tool["name"] in seen:
+            raise SchemaError(f"tools[{index}]: the tool name {tool['name']!r} appears twice")
+        seen.add(tool["name"])
+    return sorted(tools, key=lambda tool: str(tool["name"]))
+
+
+def _import_lines(used: set[str]) -> list[str]:
+    typing_names = sorted({"Any", "Generic", "Protocol", "TypeVar"} | (used & {"Literal", "TypeAlias", "cast"}))
+    extension_names = sorted(used & {"Never", "NotRequired", "TypedDict", "Unpack"})
+    lines = [
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Awaitable, Mapping",
+        f"from typing import {', '.join(typing_names)}",
+    ]
+    if extension_names:
+        lines.extend(["", f"from typing_extensions import {', '.join(extension_names)}"])
+    return lines
+
+
+def generate_stubs(tools: Sequence[Mapping[str, Any]], *, source: str) -> str:
+    """The text of a typed Python module for ``tools`` (the ``tools`` array of a tools/list result).
+
+    ``source`` names where the tools came from, for the module docstring. Same input, same bytes.
+    """
+    classes = NameAllocator(_RESERVED)
+    methods = NameAllocator(frozenset({"call_tool"}), separator="_")
+    translator = SchemaTranslator(classes)
+    ordered = _checked_tools(tools)
+    plain = {method_name(tool["name"]) for tool in ordered if method_name(tool["name"]) == tool["name"]}
+    for name in sorted(plain):
+        methods.allocate(name)
+    facade: list[_Tool] = []
+    for raw in ordered:
+        base = pascal_case(raw["name"], "Tool")
+        method = raw["name"] if raw["name"] in plain else methods.allocate(method_name(raw["name"]))
+        arguments = translator.root(raw.get("inputSchema", {"type": "object"}), base + "Arguments", arguments=True)
+        output = raw.get("outputSchema")
+        result = translator.root(output, base + "Result", arguments=False) if output is not None else None
+        facade.append(_Tool(raw, method, arguments, result))
+    return _module_text(facade, translator, source)
+
+
+def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str) -> str:
+    used: set[str] = set()
+    class_defs = {item.name: item for item in translator.definitions if isinstance(item, ClassDef)}
+    blocks: list[list[str]] = []
+    for definition in translator.definitions:
+        if isinstance(definition, ClassDef):
+            used.add("TypedDict")
+            for item in definition.fields:
+                _names_in(item.type, used)
+                if not item.required:
+                    used.add("NotRequired")
+            blocks.append(_class_lines(definition))
+        else:
+            used.add("TypeAlias")
+            _names_in(definition.type, used)
+            blocks.append(_alias_lines(definition))
+    for tool in facade:
+        if tool.arguments.form == "typed":
+            used.add("Unpack")
+        if tool.arguments.form == "mapping":
+            _names_in(tool.arguments.value_type, used)
+        if tool.result is not None:
+            used.add("cast")
+    public = sorted({*_FIXED_NAMES, *(item.name for item in translator.definitions)})
+    header = [
+        *_docstring(_module_doc(source, facade), ""),
+        "",
+        *_import_lines(used),
+        "",
+        "__all__ = [",
+        *[f"    {py_string(name)}," for name in public],
+        "]",
+    ]
+    blocks.insert(0, _PREAMBLE.strip("\n").split("\n"))
+    blocks.append(_protocol_lines(facade, class_defs, asynchronous=False))
+    blocks.append(_protocol_lines(facade, class_defs, asynchronous=True))
+    blocks.append(_client_lines(facade, class_defs, asynchronous=False))
+    blocks.append(_client_lines(facade, class_defs, asynchronous=True))
+    text = "\n".join(header) + "\n"
+    for block in blocks:
+        text += "\n\n" + "\n".join(block) + "\n"
+    return text
+
+
+def _module_doc(source: str, facade: list[_Tool]) -> str:
+    example = facade[0].method if facade else "tool_name"
+    return (
+        f"Typed stubs for the MCP tools of {source}.\n\n"
+        "Generated by ``mcptools stubgen``: do not edit, regenerate. One TypedDict per tool's arguments (and per "
+        "structured result), and typed clients over any session with ``call_tool(name, arguments)``:\n\n"
+        f"    client = TypedClient(session)\n    client.{example}(...)  # keyword arguments checked by mypy"
+    )
