@@ -1,0 +1,84 @@
+"""The JSON-RPC 2.0 envelope: what a message is, and the shape of every response.
+
+Every error response the SDK sends is built here, so codes and shapes cannot drift between the registry, the
+bare ``call_tool`` and the transports.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal, Union
+
+from typing_extensions import TypeAlias
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "MessageKind",
+    "RequestId",
+    "classify",
+    "error_response",
+    "is_request_id",
+    "result_response",
+]
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+# MCP 2026-07-28: the request's protocol version is not one this server speaks.
+UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+
+RequestId: TypeAlias = Union[str, int]
+MessageKind: TypeAlias = Literal["request", "notification", "response", "invalid"]
+
+
+def is_request_id(value: object) -> bool:
+    """MCP ids are strings or integers; ``null``, floats and bools are not ids."""
+    cls = type(value)
+    return cls is str or cls is int
+
+
+def classify(message: object) -> MessageKind:
+    """What a decoded message is, by the JSON-RPC 2.0 rules MCP narrows (ids never null).
+
+    ``invalid`` covers anything that is not an object, lacks ``"jsonrpc": "2.0"``, has a non-string
+    ``method``, or carries an id of the wrong type.
+    """
+    if type(message) is not dict or message.get("jsonrpc") != "2.0":
+        return "invalid"
+    if "method" in message:
+        if type(message["method"]) is not str:
+            return "invalid"
+        if "id" not in message:
+            return "notification"
+        return "request" if is_request_id(message["id"]) else "invalid"
+    # A client answers server-to-client requests (sampling, elicitation) with responses, which carry no method.
+    has_result = "result" in message
+    if has_result != ("error" in message) and is_request_id(message.get("id")):
+        return "response"
+    return "invalid"
+
+
+def echo_id(message: object) -> RequestId | None:
+    """The id to answer an invalid message with: its own when well-formed, otherwise ``null``."""
+    if type(message) is dict:
+        candidate = message.get("id")
+        if is_request_id(candidate):
+            return candidate  # type: ignore[no-any-return]
+    return None
+
+
+def error_response(request_id: RequestId | None, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def result_response(request_id: RequestId | None, result: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}

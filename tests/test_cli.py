@@ -1,0 +1,80 @@
+"""The command line, run as a user would: a subprocess on the example file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WEATHER = str(ROOT / "examples" / "weather.py")
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcptools", *args], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+
+
+def test_list_prints_the_tools_list_result() -> None:
+    done = run("list", WEATHER)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["resultType"] == "complete"
+    [weather] = result["tools"]
+    assert weather["name"] == "weather"
+    assert weather["inputSchema"]["required"] == ["location"]
+
+
+def test_call_prints_the_contract_response_for_bad_arguments() -> None:
+    done = run("call", WEATHER, "weather", '{"location": "Paris", "days": "two"}')
+    assert done.returncode == 1
+    assert json.loads(done.stdout) == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "resultType": "complete",
+            "content": [{"type": "text", "text": "Invalid arguments: property 'days' must be integer"}],
+            "isError": True,
+        },
+    }
+
+
+def test_call_runs_the_tool_for_good_arguments() -> None:
+    done = run("call", WEATHER, "weather", '{"location": "Paris", "days": 2}')
+    assert done.returncode == 0, done.stderr
+    response = json.loads(done.stdout)
+    assert response["result"]["isError"] is False
+    assert response["result"]["content"][0]["text"].startswith("Paris: ")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("call", WEATHER, "weather", "{not json"), "not valid JSON"),
+        (("list", "no/such/file.py"), "no such file"),
+        (("list", "examples/weather.py:nothing"), "not a ToolRegistry"),
+        (("list", "no_such_module_xyz"), "cannot import module"),
+    ],
+)
+def test_errors_are_one_clear_line(args: tuple[str, ...], needle: str) -> None:
+    done = run(*args)
+    assert done.returncode == 2
+    assert needle in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_module_attribute_target(tmp_path: Path) -> None:
+    (tmp_path / "two_servers.py").write_text(
+        "from mcptools import ToolRegistry\n"
+        "a = ToolRegistry('a')\nb = ToolRegistry('b')\n"
+        "@b.tool\ndef only_b() -> str:\n    return 'b'\n"
+    )
+    ambiguous = run("list", str(tmp_path / "two_servers.py"))
+    assert ambiguous.returncode == 2 and "several registries" in ambiguous.stderr
+    named = run("list", f"{tmp_path / 'two_servers.py'}:b")
+    assert named.returncode == 0, named.stderr
+    assert [t["name"] for t in json.loads(named.stdout)["tools"]] == ["only_b"]

@@ -1,0 +1,268 @@
+"""ToolRegistry and @tool: registration, the contract mapping, and errors raised at definition time."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+
+from mcptools import ToolDefinitionError, ToolError, ToolRegistry, call_tool, tool
+
+
+def call(registry: ToolRegistry, name: str, arguments: Any = None, request_id: int = 1) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": name}
+    if arguments is not None:
+        params["arguments"] = arguments
+    response = registry.handle({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+    assert response is not None
+    return response
+
+
+def text_of(response: dict[str, Any]) -> str:
+    content = response["result"]["content"]
+    assert len(content) == 1 and content[0]["type"] == "text"
+    text: str = content[0]["text"]
+    return text
+
+
+def test_decorator_bare_and_with_options_keeps_the_function() -> None:
+    registry = ToolRegistry("s")
+
+    def plain(a: int) -> int:
+        return a + 1
+
+    decorated = registry.tool(plain)
+    assert decorated is plain
+
+    @registry.tool(name="renamed", title="A title", annotations={"readOnlyHint": True})
+    def other(b: str) -> str:
+        return b * 2
+
+    assert other("x") == "xx"
+    assert sorted(registry.tools) == ["plain", "renamed"]
+    listing = {entry["name"]: entry for entry in registry.list_tools()}
+    assert listing["renamed"]["title"] == "A title"
+    assert listing["renamed"]["annotations"] == {"readOnlyHint": True}
+    assert "title" not in listing["plain"] and "annotations" not in listing["plain"]
+
+
+def test_tools_mapping_is_the_contract_shape_and_works_with_call_tool() -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    def greet(name: str) -> str:
+        return f"hello {name}"
+
+    schema, fn = registry.tools["greet"]
+    assert fn is greet
+    assert schema["type"] == "object"
+    response = call_tool(registry.tools, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                          "params": {"name": "greet", "arguments": {"name": "Ada"}}})
+    assert text_of(response) == "hello Ada"
+    with pytest.raises(TypeError):
+        registry.tools["x"] = (schema, fn)  # type: ignore[index]
+
+
+def test_module_level_tool_marks_and_add_registers() -> None:
+    @tool(name="lib_tool", description="From a library.")
+    def library_function(x: int) -> int:
+        return x
+
+    assert library_function(3) == 3
+    first, second = ToolRegistry("a"), ToolRegistry("b")
+    first.add(library_function)
+    second.add(library_function, name="other_name")
+    assert list(first.tools) == ["lib_tool"]
+    assert list(second.tools) == ["other_name"]
+    assert first.list_tools()[0]["description"] == "From a library."
+
+
+def test_two_registries_do_not_see_each_other() -> None:
+    first, second = ToolRegistry("a"), ToolRegistry("b")
+
+    @first.tool
+    def only_here() -> str:
+        return "x"
+
+    assert "only_here" in first and "only_here" not in second
+
+
+def test_duplicate_names_are_rejected_naming_both_functions() -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    def weather() -> str:
+        return ""
+
+    def weather_again() -> str:
+        return ""
+
+    with pytest.raises(ToolDefinitionError) as info:
+        registry.add(weather_again, name="weather")
+    message = str(info.value)
+    assert "weather_again" in message and "already registered" in message and "name=" in message
+    assert "test_registry" in message
+
+
+@pytest.mark.parametrize("name", ["", "has space", "x" * 129, "ünïcode", "trailing\n", "semi;colon", "a/b"])
+def test_invalid_tool_names(name: str) -> None:
+    registry = ToolRegistry("s")
+    with pytest.raises(ToolDefinitionError, match="tool name"):
+
+        @registry.tool(name=name)
+        def f() -> str:
+            return ""
+
+
+@pytest.mark.parametrize("name", ["a", "x" * 128, "get_weather", "ns.tool-v2", "A.B_C-9"])
+def test_valid_tool_names(name: str) -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool(name=name)
+    def f() -> str:
+        return ""
+
+    assert name in registry
+
+
+def test_star_args_are_rejected_with_a_fix() -> None:
+    with pytest.raises(ToolDefinitionError) as info:
+
+        @tool
+        def f(*items: str) -> str:
+            return ""
+
+    assert "'*items'" in str(info.value) and "list" in str(info.value) and "f" in str(info.value)
+
+
+def test_positional_only_is_rejected_with_a_fix() -> None:
+    registry = ToolRegistry("s")
+    with pytest.raises(ToolDefinitionError) as info:
+
+        @registry.tool
+        def f(a: int, /) -> int:
+            return a
+
+    assert "'a'" in str(info.value) and "positional-only" in str(info.value) and "'/'" in str(info.value)
+
+
+def test_unknown_annotation_key_is_rejected() -> None:
+    with pytest.raises(ToolDefinitionError, match="readOnlyHint"):
+        tool(annotations={"readonly": True})(lambda: "")  # type: ignore[typeddict-unknown-key]
+
+
+def test_explicit_schema_that_is_not_an_object_schema_is_rejected() -> None:
+    registry = ToolRegistry("s")
+    for bad in ({"type": "string"}, {"type": "object", "properties": {"a": {"type": "strnig"}}}):
+        with pytest.raises(ToolDefinitionError):
+
+            @registry.tool(input_schema=bad)
+            def f(a: str = "") -> str:
+                return a
+
+
+def test_a_tool_error_is_shown_to_the_model_as_is() -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    def lookup(city: str) -> str:
+        raise ToolError(f"No forecast for {city}; try a nearby larger city")
+
+    response = call(registry, "lookup", {"city": "Atlantis"})
+    assert response["result"]["isError"] is True
+    assert text_of(response) == "No forecast for Atlantis; try a nearby larger city"
+
+
+def test_an_unexpected_exception_is_logged_but_not_leaked(caplog: pytest.LogCaptureFixture) -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    def boom() -> str:
+        raise KeyError("secret-token-123")
+
+    with caplog.at_level(logging.ERROR, logger="mcptools"):
+        response = call(registry, "boom")
+    text = text_of(response)
+    assert response["result"]["isError"] is True
+    assert text == "Tool 'boom' failed: KeyError"
+    assert "secret" not in text and "Traceback" not in text
+    assert any(record.exc_info is not None for record in caplog.records)
+    assert "secret-token-123" in caplog.text
+
+
+def test_expose_errors_shows_the_text_but_never_a_traceback() -> None:
+    registry = ToolRegistry("s", expose_errors=True)
+
+    @registry.tool
+    def boom() -> str:
+        raise ValueError("bad things")
+
+    text = text_of(call(registry, "boom"))
+    assert text == "Tool 'boom' failed: ValueError: bad things"
+
+
+def test_a_tool_calling_sys_exit_does_not_stop_the_server() -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    def leave() -> str:
+        raise SystemExit(3)
+
+    assert call(registry, "leave")["result"]["isError"] is True
+
+
+def test_async_tools_work_through_handle_and_handle_async() -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    async def slow_echo(text: str) -> str:
+        await asyncio.sleep(0)
+        return text.upper()
+
+    @registry.tool
+    def sync_echo(text: str) -> str:
+        return text
+
+    assert text_of(call(registry, "slow_echo", {"text": "hi"})) == "HI"
+    request = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "slow_echo", "arguments": {"text": "yo"}}}
+
+    async def main() -> tuple[Any, Any, Any]:
+        in_loop_sync = registry.handle(request)  # called from inside a running loop
+        sync_request = {**request, "params": {"name": "sync_echo", "arguments": {"text": "s"}}}
+        return await registry.handle_async(request), in_loop_sync, await registry.handle_async(sync_request)
+
+    via_async, via_sync_in_loop, sync_via_async = asyncio.run(main())
+    assert text_of(via_async) == "YO"
+    assert text_of(via_sync_in_loop) == "YO"
+    assert text_of(sync_via_async) == "s"
+
+
+def test_a_tool_is_never_called_with_invalid_arguments() -> None:
+    registry = ToolRegistry("s")
+    calls: list[int] = []
+
+    @registry.tool
+    def count(n: int) -> int:
+        calls.append(n)
+        return n
+
+    for bad in ({"n": "1"}, {"n": 1.5}, {"n": True}, {}, {"n": 1, "m": 2}, [1], "n", 3):
+        response = call(registry, "count", bad)
+        assert response["result"]["isError"] is True
+    assert calls == []
+    assert text_of(call(registry, "count", {"n": 4})) == "4"
+    assert calls == [4]
+
+
+def test_arguments_that_are_not_an_object_get_an_is_error_result() -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    def f() -> str:
+        return ""
+
+    response = call(registry, "f", [1, 2])
+    assert text_of(response) == "Invalid arguments: arguments must be an object"
