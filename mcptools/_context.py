@@ -1,22 +1,297 @@
 """The tool context: what a tool may ask of the client during one call.
 
-A parameter annotated ``Context`` is injected by the SDK and never appears in the input schema. The protocol
-layer fills in progress, logging, elicitation, sampling and cancellation (issue 3); until then the class exists
-so that schema derivation can recognise and skip such a parameter.
+A parameter annotated ``Context`` is injected by the SDK and never appears in the input schema. Through it a
+tool reports progress, logs to the client, asks the client to elicit input from the user, to sample its model
+or to list its roots, and sees whether the call was cancelled.
+
+The same code serves both protocol generations. Over a 2025 session a question is a request sent to the
+client, awaited on the open stream. Over 2026-07-28 it ends the round with an ``input_required`` result; the
+client retries with the answers and the tool runs again from the top, finding them already there (answers
+from earlier rounds travel in the sealed ``requestState``). So a tool should ask before it does anything with
+side effects, and ask in the same order each time; a ``key`` names a question explicitly when the order may
+vary.
 """
 
 from __future__ import annotations
 
-from typing import final
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, Literal, final
 
-__all__ = ["Context"]
+from typing_extensions import NotRequired, TypedDict
+
+from ._protocol.errors import InputRequired, ProtocolError
+from ._protocol.revisions import LOG_LEVELS, MISSING_CLIENT_CAPABILITY, level_allows
+from ._protocol.session import Send, Session
+
+__all__ = ["Context", "ElicitResult", "InputRequest", "LogLevel"]
+
+LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+# Which client capability each server-to-client method needs.
+_CAPABILITY: Final = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+
+class InputRequest(TypedDict):
+    """One question for the client: a JSON-RPC method and its params (see ``Context.elicitation`` etc.)."""
+
+    method: str
+    params: dict[str, Any]
+
+
+class ElicitResult(TypedDict):
+    """The user's answer to an elicitation: ``accept`` with ``content``, or ``decline`` / ``cancel``."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: NotRequired[dict[str, Any]]
+
+
+async def _discard(message: dict[str, Any]) -> None:
+    return None
 
 
 @final
 class Context:
     """Injected into a tool that asks for it by annotating a parameter with ``Context``."""
 
-    __slots__ = ("request_id",)
+    __slots__ = (
+        "_answers",
+        "_asked",
+        "_cancelled",
+        "_close_stream",
+        "_counters",
+        "_log_level",
+        "_progress_token",
+        "_send",
+        "_session",
+        "_stateless",
+        "client_capabilities",
+        "request_id",
+    )
 
-    def __init__(self, request_id: str | int | None = None) -> None:
+    def __init__(
+        self,
+        request_id: str | int | None = None,
+        *,
+        session: Session | None = None,
+        send: Send | None = None,
+        progress_token: str | int | None = None,
+        log_level: str | None = None,
+        client_capabilities: Mapping[str, Any] | None = None,
+        answers: Mapping[str, Any] | None = None,
+        stateless: bool = True,
+        close_stream: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.request_id = request_id
+        self._session = session
+        self._send: Send = send if send is not None else _discard
+        self._progress_token = progress_token
+        self._log_level = log_level
+        self.client_capabilities: Mapping[str, Any] = (
+            client_capabilities if client_capabilities is not None else {}
+        )
+        self._answers: dict[str, Any] = dict(answers) if answers is not None else {}
+        self._asked: dict[str, Any] = {}
+        self._stateless = stateless
+        self._cancelled = False
+        self._counters: dict[str, int] = {}
+        self._close_stream = close_stream
+
+    # -- cancellation -----------------------------------------------------------------------------------
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the client cancelled this call; a long-running tool should check it and stop early."""
+        return self._cancelled
+
+    def _mark_cancelled(self) -> None:
+        self._cancelled = True
+
+    # -- progress and logging ---------------------------------------------------------------------------
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Tell the client how far the call has got; a no-op when the client asked for no progress."""
+        if self._progress_token is None:
+            return
+        params: dict[str, Any] = {"progressToken": self._progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self._send({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+
+    async def log(self, level: LogLevel, data: Any, *, logger: str | None = None) -> None:
+        """Send a log message to the client, if its log level lets ``level`` through."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"Context.log: unknown level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        threshold = (
+            self._session.log_level
+            if self._session is not None and self._session.is_legacy
+            else self._log_level
+        )
+        if not level_allows(threshold, level):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        await self._send({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+
+    async def debug(self, data: Any, *, logger: str | None = None) -> None:
+        await self.log("debug", data, logger=logger)
+
+    async def info(self, data: Any, *, logger: str | None = None) -> None:
+        await self.log("info", data, logger=logger)
+
+    async def warning(self, data: Any, *, logger: str | None = None) -> None:
+        await self.log("warning", data, logger=logger)
+
+    async def error(self, data: Any, *, logger: str | None = None) -> None:
+        await self.log("error", data, logger=logger)
+
+    # -- questions for the client -----------------------------------------------------------------------
+
+    @staticmethod
+    def elicitation(message: str, requested_schema: Mapping[str, Any]) -> InputRequest:
+        """A form to show the user: ``requested_schema`` is a flat object schema of primitive properties."""
+        return {
+            "method": "elicitation/create",
+            "params": {"message": message, "requestedSchema": dict(requested_schema)},
+        }
+
+    @staticmethod
+    def sampling(
+        messages: str | Sequence[Mapping[str, Any]],
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+    ) -> InputRequest:
+        """A completion request for the client's model; a ``str`` is one user message."""
+        if isinstance(messages, str):
+            wire_messages: list[Any] = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        else:
+            wire_messages = [dict(m) for m in messages]
+        params: dict[str, Any] = {"messages": wire_messages, "maxTokens": max_tokens}
+        if system_prompt is not None:
+            params["systemPrompt"] = system_prompt
+        if temperature is not None:
+            params["temperature"] = temperature
+        return {"method": "sampling/createMessage", "params": params}
+
+    @staticmethod
+    def roots() -> InputRequest:
+        """A request for the client's roots (the directories or URIs it shares with servers)."""
+        return {"method": "roots/list", "params": {}}
+
+    def _require_capabilities(self, requests: Mapping[str, InputRequest]) -> None:
+        capabilities = (
+            self._session.client_capabilities
+            if self._session is not None and self._session.is_legacy
+            else self.client_capabilities
+        )
+        missing = {}
+        for request in requests.values():
+            name = _CAPABILITY.get(request["method"])
+            if name is not None and type(capabilities.get(name)) is not dict:
+                missing[name] = {}
+        if missing:
+            raise ProtocolError(
+                MISSING_CLIENT_CAPABILITY,
+                f"Missing required client capability: {', '.join(sorted(missing))}",
+                {"requiredCapabilities": missing},
+            )
+
+    def supports(self, capability: Literal["elicitation", "sampling", "roots"]) -> bool:
+        """Whether the client declared ``capability``, so a tool can ask only what the client can answer."""
+        capabilities = (
+            self._session.client_capabilities
+            if self._session is not None and self._session.is_legacy
+            else self.client_capabilities
+        )
+        return type(capabilities.get(capability)) is dict
+
+    async def ask(self, requests: Mapping[str, InputRequest]) -> dict[str, dict[str, Any]]:
+        """Ask the client several questions at once; returns the answers by the same keys.
+
+        Over 2026-07-28 every unanswered question goes out in one ``input_required`` result. Raises
+        ``ProtocolError`` (-32021) when the client lacks a capability a question needs.
+        """
+        self._require_capabilities(requests)
+        if self._stateless:
+            missing = {key: dict(request) for key, request in requests.items() if key not in self._answers}
+            if missing:
+                raise InputRequired(missing)
+            answers = {key: self._answers[key] for key in requests}
+            self._asked.update(answers)
+            return answers
+        if self._session is None:
+            raise ProtocolError(-32603, "this transport cannot carry requests to the client")
+        session = self._session
+        results = await asyncio.gather(
+            *(
+                session.request(request["method"], request["params"], self._send)
+                for request in requests.values()
+            )
+        )
+        return dict(zip(requests, results, strict=True))
+
+    def _key(self, kind: str, key: str | None) -> str:
+        if key is not None:
+            return key
+        count = self._counters.get(kind, 0) + 1
+        self._counters[kind] = count
+        return f"{kind}_{count}"
+
+    async def elicit(
+        self, message: str, requested_schema: Mapping[str, Any], *, key: str | None = None
+    ) -> ElicitResult:
+        """Ask the user to fill in a form; see ``ElicitResult``."""
+        name = self._key("elicit", key)
+        answers = await self.ask({name: self.elicitation(message, requested_schema)})
+        return answers[name]  # type: ignore[return-value]
+
+    async def sample(
+        self,
+        messages: str | Sequence[Mapping[str, Any]],
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        key: str | None = None,
+    ) -> dict[str, Any]:
+        """Ask the client's model for a completion; returns the ``CreateMessageResult`` (role, content,
+        model)."""
+        name = self._key("sample", key)
+        request = self.sampling(
+            messages, max_tokens=max_tokens, system_prompt=system_prompt, temperature=temperature
+        )
+        answers = await self.ask({name: request})
+        return answers[name]
+
+    async def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        """The client's roots, each ``{"uri": ..., "name": ...}``."""
+        name = self._key("roots", key)
+        answers = await self.ask({name: self.roots()})
+        roots = answers[name].get("roots")
+        return list(roots) if isinstance(roots, list) else []
+
+    # -- streams ----------------------------------------------------------------------------------------
+
+    async def close_stream(self) -> None:
+        """Close this call's HTTP event stream now; the client reconnects and the rest arrives on the new one.
+
+        For long calls behind proxies that cut idle connections. A no-op where streams cannot be resumed.
+        """
+        if self._close_stream is not None:
+            await self._close_stream()
+
+    @property
+    def answers(self) -> Mapping[str, Any]:
+        """Answers gathered so far by ``ask`` in this call, by key."""
+        return self._asked

@@ -1,0 +1,5 @@
+"""Both protocol generations: revisions, sessions, sealed state and the engine that answers messages.
+
+Import from the submodules (``engine``, ``session``, ...): ``_context`` needs ``errors`` and ``session`` while
+``engine`` needs ``_context``, so this package itself imports nothing.
+"""

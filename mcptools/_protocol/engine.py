@@ -1,0 +1,503 @@
+"""The protocol engine: one decoded JSON-RPC message in, its response out, for either protocol generation.
+
+Which generation a request speaks is read from the request itself: one that names a revision in
+``_meta["io.modelcontextprotocol/protocolVersion"]`` is a 2026-07-28 request and is served statelessly; an
+``initialize`` (or any request on a session it opened) is a 2025 one. Transports create the ``Session`` and
+the ``send`` function that puts messages on the request's stream; nothing here knows about stdio or HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final, final
+
+from .._call import failure_result, invalid_arguments_result, text_result
+from .._content import is_content
+from .._context import Context
+from .._jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    RequestId,
+    classify,
+    echo_id,
+    error_response,
+    result_response,
+)
+from .errors import InputRequired, ProtocolError
+from .revisions import (
+    LOG_LEVELS,
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    STATELESS_VERSIONS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    negotiate,
+)
+from .session import Send, Session
+from .state import StateSealer, arguments_digest
+
+if TYPE_CHECKING:
+    from .._registry import Tool, ToolRegistry
+
+__all__ = ["Engine", "check_request_meta", "engine_for", "http_status_for"]
+
+logger = logging.getLogger("mcptools")
+
+Response = dict[str, Any]
+_STATE_PURPOSE: Final = "requestState"
+_CURSOR_PURPOSE: Final = "tools/list"
+_STATELESS_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
+_LEGACY_METHODS: Final = frozenset({"initialize", "ping", "logging/setLevel", "tools/list", "tools/call"})
+# Without ``_meta`` and without a session (``registry.handle`` called directly, or a client that skipped
+# ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake.
+_LENIENT_METHODS: Final = _STATELESS_METHODS | {"ping"}
+
+
+def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
+    """The 2026-07-28 rule that every request names its revision and the client's capabilities in
+    ``_meta``."""
+    meta = params.get("_meta")
+    if type(meta) is not dict:
+        return ProtocolError(
+            INVALID_PARAMS,
+            "Invalid params: every request must carry _meta with "
+            f"'{META_PROTOCOL_VERSION}' and '{META_CLIENT_CAPABILITIES}'",
+        )
+    missing = [key for key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES) if key not in meta]
+    if missing:
+        return ProtocolError(
+            INVALID_PARAMS, f"Invalid params: _meta is missing {', '.join(repr(k) for k in missing)}"
+        )
+    if type(meta[META_PROTOCOL_VERSION]) is not str:
+        return ProtocolError(
+            INVALID_PARAMS, f"Invalid params: _meta '{META_PROTOCOL_VERSION}' must be a string"
+        )
+    if type(meta[META_CLIENT_CAPABILITIES]) is not dict:
+        return ProtocolError(
+            INVALID_PARAMS, f"Invalid params: _meta '{META_CLIENT_CAPABILITIES}' must be an object"
+        )
+    level = meta.get(META_LOG_LEVEL)
+    if level is not None and level not in LOG_LEVELS:
+        return ProtocolError(
+            INVALID_PARAMS, f"Invalid params: _meta '{META_LOG_LEVEL}' must be one of {list(LOG_LEVELS)}"
+        )
+    return None
+
+
+_HTTP_STATUS: Final = {
+    -32700: 400,
+    INVALID_REQUEST: 400,
+    METHOD_NOT_FOUND: 404,
+    INVALID_PARAMS: 400,
+    -32020: 400,
+    -32021: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
+
+
+def http_status_for(response: Response | None) -> int:
+    """The HTTP status a 2026-07-28 response travels with: errors map to 4xx, results to 200."""
+    if response is None:
+        return 202
+    error = response.get("error")
+    if type(error) is not dict:
+        return 200
+    return _HTTP_STATUS.get(error.get("code"), 500)  # type: ignore[arg-type]
+
+
+@final
+class _Call:
+    """What the engine knows about one request while it runs."""
+
+    __slots__ = ("capabilities", "legacy", "log_level", "meta", "progress_token", "request_id")
+
+    def __init__(
+        self,
+        request_id: RequestId,
+        meta: dict[str, Any],
+        legacy: bool,
+        capabilities: dict[str, Any],
+        log_level: str | None,
+    ) -> None:
+        self.request_id = request_id
+        self.meta = meta
+        self.legacy = legacy
+        self.capabilities = capabilities
+        self.log_level = log_level
+        token = meta.get("progressToken")
+        self.progress_token = token if type(token) in (str, int) else None
+
+
+@final
+class Engine:
+    """Serves one registry over either protocol generation; transports call ``handle`` for every message."""
+
+    __slots__ = ("_output_checkers", "cache_scope", "list_ttl_ms", "page_size", "registry", "sealer")
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        sealer: StateSealer | None = None,
+        page_size: int = 100,
+        list_ttl_ms: int = 0,
+        cache_scope: str = "public",
+    ) -> None:
+        self.registry = registry
+        self.sealer = sealer if sealer is not None else StateSealer()
+        self.page_size = page_size
+        # The tool list is the same for every client of this server, so shared caches may keep it; how long is
+        # the server's call (0: revalidate every time, the safe default for registries that change at
+        # runtime).
+        self.list_ttl_ms = list_ttl_ms
+        self.cache_scope = cache_scope
+        self._output_checkers: dict[str, tuple[Tool, Any]] = {}
+
+    # -- entry point -------------------------------------------------------------------------------------
+
+    async def handle(
+        self,
+        message: object,
+        session: Session,
+        send: Send,
+        *,
+        strict: bool = False,
+        close_stream: Callable[[], Awaitable[None]] | None = None,
+    ) -> Response | None:
+        """Answer one message. ``None`` for notifications and responses. Never raises.
+
+        ``strict`` refuses requests that lack the 2026-07-28 ``_meta`` (the HTTP transport's stateless mode);
+        otherwise such a request without a session is served leniently as the current revision.
+        """
+        try:
+            kind = classify(message)
+            if kind == "invalid":
+                return error_response(
+                    echo_id(message),
+                    INVALID_REQUEST,
+                    'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", '
+                    'a string "method" and a string or integer "id"',
+                )
+            assert isinstance(message, dict)
+            if kind == "response":
+                session.resolve(message)
+                return None
+            if kind == "notification":
+                self._notification(message, session)
+                return None
+            return await self._request(message, session, send, strict, close_stream)
+        except Exception:
+            logger.exception("mcptools: internal error while handling a message")
+            return error_response(echo_id(message), INTERNAL_ERROR, "Internal error")
+
+    def _notification(self, message: dict[str, Any], session: Session) -> None:
+        method = message["method"]
+        params = message.get("params")
+        if method == "notifications/initialized":
+            session.initialized = True
+        elif method == "notifications/cancelled" and type(params) is dict:
+            session.cancel(params.get("requestId"))
+        # Anything else (roots/list_changed, progress from the client, ...) needs no answer and changes
+        # nothing.
+
+    async def _request(
+        self,
+        message: dict[str, Any],
+        session: Session,
+        send: Send,
+        strict: bool,
+        close_stream: Callable[[], Awaitable[None]] | None,
+    ) -> Response | None:
+        request_id: RequestId = message["id"]
+        method: str = message["method"]
+        params = message.get("params")
+        if params is None:
+            params = {}
+        elif type(params) is not dict:
+            return error_response(request_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
+        meta = params.get("_meta")
+        names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
+        if session.is_legacy and not names_revision:
+            call = _Call(
+                request_id,
+                meta if type(meta) is dict else {},
+                True,
+                session.client_capabilities,
+                session.log_level,
+            )
+            methods = _LEGACY_METHODS
+        elif method == "initialize" and not names_revision:
+            return self._initialize(request_id, params, session)
+        elif names_revision or strict:
+            problem = check_request_meta(params)
+            if problem is not None:
+                return error_response(request_id, problem.code, problem.message, problem.data)
+            assert type(meta) is dict
+            version = meta[META_PROTOCOL_VERSION]
+            if version not in STATELESS_VERSIONS:
+                return error_response(
+                    request_id,
+                    UNSUPPORTED_PROTOCOL_VERSION,
+                    f"Unsupported protocol version: {version}",
+                    {"supported": list(STATELESS_VERSIONS), "requested": version},
+                )
+            call = _Call(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], meta.get(META_LOG_LEVEL))
+            methods = _STATELESS_METHODS
+        else:
+            call = _Call(request_id, meta if type(meta) is dict else {}, False, {}, None)
+            methods = _LENIENT_METHODS
+        if method not in methods:
+            return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        try:
+            if method == "tools/call":
+                result = await self._tools_call(call, params, session, send, close_stream)
+                if result is None:
+                    return None
+            elif method == "tools/list":
+                result = self._tools_list(call, params)
+            elif method == "server/discover":
+                result = self._discover()
+            elif method == "logging/setLevel":
+                result = self._set_level(params, session)
+            else:  # ping
+                result = {}
+        except ProtocolError as problem:
+            return error_response(request_id, problem.code, problem.message, problem.data)
+        if call.legacy:
+            result.pop("resultType", None)
+        else:
+            result.setdefault("resultType", "complete")
+        return result_response(request_id, result)
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+
+    def _capabilities(self) -> dict[str, Any]:
+        return {"tools": {"listChanged": False}, "logging": {}}
+
+    def _server_info(self) -> dict[str, Any]:
+        return {"name": self.registry.name, "version": self.registry.version}
+
+    def _initialize(self, request_id: RequestId, params: dict[str, Any], session: Session) -> Response:
+        capabilities = params.get("capabilities")
+        client_info = params.get("clientInfo")
+        session.protocol_version = negotiate(params.get("protocolVersion"))
+        session.client_capabilities = capabilities if type(capabilities) is dict else {}
+        session.client_info = client_info if type(client_info) is dict else {}
+        result: dict[str, Any] = {
+            "protocolVersion": session.protocol_version,
+            "capabilities": self._capabilities(),
+            "serverInfo": self._server_info(),
+        }
+        if self.registry.instructions is not None:
+            result["instructions"] = self.registry.instructions
+        return result_response(request_id, result)
+
+    def _discover(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "resultType": "complete",
+            "ttlMs": self.list_ttl_ms,
+            "cacheScope": self.cache_scope,
+            "supportedVersions": list(STATELESS_VERSIONS),
+            "capabilities": self._capabilities(),
+            "_meta": {META_SERVER_INFO: self._server_info()},
+        }
+        if self.registry.instructions is not None:
+            result["instructions"] = self.registry.instructions
+        return result
+
+    def _set_level(self, params: dict[str, Any], session: Session) -> dict[str, Any]:
+        level = params.get("level")
+        if level not in LOG_LEVELS:
+            raise ProtocolError(INVALID_PARAMS, f"Invalid params: 'level' must be one of {list(LOG_LEVELS)}")
+        session.log_level = level
+        return {}
+
+    # -- tools/list --------------------------------------------------------------------------------------
+
+    def _tools_list(self, call: _Call, params: dict[str, Any]) -> dict[str, Any]:
+        listing = self.registry.list_tools()
+        offset = 0
+        cursor = params.get("cursor")
+        if cursor is not None:
+            opened = self.sealer.open(cursor, purpose=_CURSOR_PURPOSE)
+            position = opened.get("o") if opened is not None else None
+            if type(position) is not int or not 0 <= position <= len(listing):
+                raise ProtocolError(INVALID_PARAMS, "Invalid params: 'cursor' is not one this server issued")
+            offset = position
+        end = offset + self.page_size
+        # A deep copy, so a caller who edits the response cannot edit the registry's published schemas.
+        result: dict[str, Any] = {"tools": json.loads(json.dumps(listing[offset:end]))}
+        if end < len(listing):
+            result["nextCursor"] = self.sealer.seal({"o": end}, purpose=_CURSOR_PURPOSE)
+        if not call.legacy:
+            result["resultType"] = "complete"
+            result["ttlMs"] = self.list_ttl_ms
+            result["cacheScope"] = self.cache_scope
+        return result
+
+    # -- tools/call --------------------------------------------------------------------------------------
+
+    def _answers(
+        self, call: _Call, params: dict[str, Any], name: str, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The input responses this round can use: those sealed in ``requestState`` plus the new ones."""
+        answers: dict[str, Any] = {}
+        if "requestState" in params:
+            state = self.sealer.open(params["requestState"], purpose=_STATE_PURPOSE)
+            if state is None or state.get("t") != name or state.get("a") != arguments_digest(arguments):
+                raise ProtocolError(INVALID_PARAMS, "Invalid params: requestState failed its integrity check")
+            carried = state.get("r")
+            if type(carried) is dict:
+                answers.update(carried)
+        if "inputResponses" in params:
+            responses = params["inputResponses"]
+            if type(responses) is not dict:
+                raise ProtocolError(INVALID_PARAMS, "Invalid params: 'inputResponses' must be an object")
+            for key, value in responses.items():
+                if type(value) is not dict:
+                    raise ProtocolError(
+                        INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] must be an object"
+                    )
+            answers.update(responses)
+        return answers
+
+    async def _tools_call(
+        self,
+        call: _Call,
+        params: dict[str, Any],
+        session: Session,
+        send: Send,
+        close_stream: Callable[[], Awaitable[None]] | None,
+    ) -> dict[str, Any] | None:
+        name = params.get("name")
+        if type(name) is not str:
+            raise ProtocolError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
+        tool = self.registry.get(name)
+        if tool is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif type(arguments) is not dict:
+            return invalid_arguments_result(["arguments must be an object"])
+        answers = {} if call.legacy else self._answers(call, params, name, arguments)
+        validator = tool.validator
+        if not validator.is_valid(arguments):
+            return invalid_arguments_result(validator.errors(arguments))
+        context: Context | None = None
+        kwargs = tool.convert(arguments) if tool.convert is not None else dict(arguments)
+        if tool.context_param is not None:
+            context = Context(
+                call.request_id,
+                session=session if call.legacy else None,
+                send=send,
+                progress_token=call.progress_token,
+                log_level=call.log_level,
+                client_capabilities=call.capabilities,
+                answers=answers,
+                stateless=not call.legacy,
+                close_stream=close_stream,
+            )
+            kwargs = {**kwargs, tool.context_param: context}
+        task = asyncio.ensure_future(self._invoke(tool, kwargs))
+        cancelled_by_client: list[bool] = []
+
+        def on_cancel() -> None:
+            cancelled_by_client.append(True)
+            if context is not None:
+                context._mark_cancelled()
+
+        session.track(call.request_id, task, on_cancel)
+        try:
+            value = await task
+        except asyncio.CancelledError:
+            if not cancelled_by_client:
+                task.cancel()
+                raise
+            return None  # cancelled by the client: the protocol says no response is sent
+        except InputRequired as needed:
+            return self._input_required(name, arguments, answers, needed)
+        except ProtocolError:
+            raise
+        except (Exception, SystemExit) as exc:
+            return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
+        finally:
+            session.untrack(call.request_id)
+        try:
+            return self.build_result(tool, value)
+        except Exception as exc:
+            return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
+
+    async def _invoke(self, tool: Tool, kwargs: dict[str, Any]) -> Any:
+        if tool.is_async:
+            return await tool.fn(**kwargs)
+        # A sync tool may block (I/O, CPU): keep it off the event loop that serves the other requests.
+        return await asyncio.to_thread(tool.fn, **kwargs)
+
+    def _input_required(
+        self, name: str, arguments: dict[str, Any], answers: dict[str, Any], needed: InputRequired
+    ) -> dict[str, Any]:
+        state = self.sealer.seal(
+            {"t": name, "a": arguments_digest(arguments), "r": answers}, purpose=_STATE_PURPOSE
+        )
+        return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
+
+    # -- results -----------------------------------------------------------------------------------------
+
+    def _output_checker(self, tool: Tool) -> Any:
+        cached = self._output_checkers.get(tool.name)
+        if cached is not None and cached[0] is tool:
+            return cached[1]
+        from .._validation import checker_for
+
+        checker = checker_for(tool.output_schema)
+        self._output_checkers[tool.name] = (tool, checker)
+        return checker
+
+    def build_result(self, tool: Tool, value: Any) -> dict[str, Any]:
+        """A ``CallToolResult`` for what the tool returned: content blocks as they are, a value with a
+        declared output type as ``structuredContent`` (checked against ``outputSchema``) plus its JSON text,
+        else ``str()``."""
+        if is_content(value):
+            return {"resultType": "complete", "content": [value.to_json()], "isError": False}
+        if isinstance(value, (list, tuple)) and value and all(is_content(item) for item in value):
+            return {"resultType": "complete", "content": [item.to_json() for item in value], "isError": False}
+        if tool.output_schema is not None:
+            structured = tool.serialize_output(value) if tool.serialize_output is not None else value
+            checker = self._output_checker(tool)
+            if not checker.is_valid(structured):
+                errors = checker.errors(structured)
+                logger.error(
+                    "tool %r returned output that does not match its outputSchema: %s", tool.name, errors
+                )
+                return text_result(
+                    f"Tool '{tool.name}' returned output that does not match its outputSchema: "
+                    + "; ".join(errors),
+                    is_error=True,
+                )
+            return {
+                "resultType": "complete",
+                "content": [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}],
+                "structuredContent": structured,
+                "isError": False,
+            }
+        return text_result(str(value), is_error=False)
+
+
+_ENGINES: weakref.WeakKeyDictionary[ToolRegistry, Engine] = weakref.WeakKeyDictionary()
+
+
+def engine_for(registry: ToolRegistry) -> Engine:
+    """The registry's engine, made on first use: one per registry, so registries never share state."""
+    engine = _ENGINES.get(registry)
+    if engine is None:
+        engine = Engine(registry)
+        _ENGINES[registry] = engine
+    return engine

@@ -1,0 +1,130 @@
+"""What the server remembers about one client between messages.
+
+A 2025 client gets a ``Session`` at ``initialize``: the negotiated revision, its capabilities, its log level,
+the server-to-client requests awaiting an answer and the calls still running (so ``notifications/cancelled``
+can stop them). A 2026-07-28 request carries all of that in ``_meta`` and gets a fresh, throwaway session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, final
+
+from .._jsonrpc import RequestId
+
+__all__ = ["ClientRequestError", "Send", "Session"]
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+_DEFAULT_LOG_LEVEL: Final = "info"
+
+
+class ClientRequestError(Exception):
+    """The client answered a server-to-client request with a JSON-RPC error (or the session ended first)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+@final
+class Session:
+    """One client's state across messages; the transports create it, ``handle`` reads and updates it."""
+
+    __slots__ = (
+        "_ids",
+        "_pending",
+        "_running",
+        "client_capabilities",
+        "client_info",
+        "closed",
+        "id",
+        "initialized",
+        "log_level",
+        "protocol_version",
+    )
+
+    def __init__(self, session_id: str | None = None) -> None:
+        # Visible ASCII only, as Streamable HTTP requires of Mcp-Session-Id.
+        self.id = session_id if session_id is not None else secrets.token_urlsafe(24)
+        self.protocol_version: str | None = None
+        self.client_capabilities: dict[str, Any] = {}
+        self.client_info: dict[str, Any] = {}
+        self.log_level: str | None = _DEFAULT_LOG_LEVEL
+        self.initialized = False
+        self.closed = False
+        self._ids = itertools.count(1)
+        self._pending: dict[RequestId, asyncio.Future[dict[str, Any]]] = {}
+        self._running: dict[RequestId, tuple[asyncio.Task[Any], Callable[[], None]]] = {}
+
+    @property
+    def is_legacy(self) -> bool:
+        """Whether this session was opened by ``initialize`` (a 2025 revision) rather than per-request
+        ``_meta``."""
+        return self.protocol_version is not None
+
+    async def request(self, method: str, params: dict[str, Any], send: Send) -> dict[str, Any]:
+        """Send a request to the client on ``send`` and wait for its answer (the result object)."""
+        if self.closed:
+            raise ClientRequestError(-32603, "the session is closed")
+        request_id = f"s-{next(self._ids)}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            return await future
+        finally:
+            self._pending.pop(request_id, None)
+
+    def resolve(self, message: dict[str, Any]) -> bool:
+        """Deliver a client's response to the request waiting for it; ``False`` if nothing was waiting."""
+        future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+        if future is None or future.done():
+            return False
+        error = message.get("error")
+        if error is not None:
+            code = error.get("code") if type(error) is dict else None
+            text = error.get("message") if type(error) is dict else None
+            future.set_exception(
+                ClientRequestError(
+                    code if type(code) is int else -32603,
+                    text if type(text) is str else "the client returned an error",
+                    error.get("data") if type(error) is dict else None,
+                )
+            )
+        else:
+            result = message.get("result")
+            future.set_result(result if type(result) is dict else {})
+        return True
+
+    def track(self, request_id: RequestId, task: asyncio.Task[Any], on_cancel: Callable[[], None]) -> None:
+        self._running[request_id] = (task, on_cancel)
+
+    def untrack(self, request_id: RequestId) -> None:
+        self._running.pop(request_id, None)
+
+    def cancel(self, request_id: object) -> bool:
+        """Stop a running call (``notifications/cancelled``); its response is then never sent."""
+        entry = self._running.get(request_id)  # type: ignore[arg-type]
+        if entry is None:
+            return False
+        task, on_cancel = entry
+        on_cancel()
+        task.cancel()
+        return True
+
+    def close(self) -> None:
+        """End the session: waiting server-to-client requests fail, running calls are cancelled."""
+        self.closed = True
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ClientRequestError(-32603, "the session is closed"))
+        for task, on_cancel in list(self._running.values()):
+            on_cancel()
+            task.cancel()
+        self._running.clear()

@@ -1,0 +1,135 @@
+"""Transports: stdio, Streamable HTTP (ASGI) and in-memory, plus ``mcptools serve``.
+
+    mcptools serve TARGET                 # stdio (the default)
+    mcptools serve TARGET --http          # http://127.0.0.1:8000/mcp, served by uvicorn (extra "http")
+    mcptools serve TARGET --http --workers 4 --host 0.0.0.0 --allow-host mcp.example.com
+
+With several workers every process imports TARGET on its own; only the stateless 2026-07-28 mode spans
+processes (2025 sessions live in the process that opened them), and the workers share one requestState key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import secrets
+import sys
+from typing import TYPE_CHECKING, Any, Final
+
+from .asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
+from .memory import MemoryClient
+from .stdio import serve_stdio, serve_stdio_async
+
+if TYPE_CHECKING:
+    from .._registry import ToolRegistry
+
+__all__ = [
+    "MemoryClient",
+    "StreamableHTTPApp",
+    "add_serve_arguments",
+    "app_from_environment",
+    "create_app",
+    "serve_main",
+    "serve_stdio",
+    "serve_stdio_async",
+]
+
+logger = logging.getLogger("mcptools")
+
+# How `serve --workers N` tells each worker process what to load (uvicorn imports the app factory by name).
+_TARGET_ENV: Final = "MCPTOOLS_SERVE_TARGET"
+_HOSTS_ENV: Final = "MCPTOOLS_ALLOWED_HOSTS"
+_STATELESS_ENV: Final = "MCPTOOLS_STATELESS_ONLY"
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``mcptools serve``, for the CLI's subparser."""
+    parser.add_argument("target", metavar="TARGET", help="file.py, package.module, or either with :attribute")
+    parser.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (stateless 2026-07-28 only)")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=None,
+        metavar="HOST",
+        help="a Host/Origin name to accept besides localhost (repeatable; '*' turns the check off)",
+    )
+    parser.add_argument(
+        "--stateless", action="store_true", help="refuse 2025 sessions (implied by --workers > 1)"
+    )
+
+
+def _allowed_hosts(extra: list[str] | None) -> list[str]:
+    return [*DEFAULT_ALLOWED_HOSTS, *(extra or [])]
+
+
+def app_from_environment() -> StreamableHTTPApp:
+    """The app factory each uvicorn worker calls: it loads the registry named in the environment."""
+    from .._cli import load_registry
+
+    target = os.environ[_TARGET_ENV]
+    hosts = [h for h in os.environ.get(_HOSTS_ENV, "").split(",") if h]
+    return create_app(
+        load_registry(target),
+        allowed_hosts=hosts or None,
+        stateless_only=os.environ.get(_STATELESS_ENV) == "1",
+    )
+
+
+def _serve_http(registry: ToolRegistry, args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+    except ImportError:
+        sys.stderr.write("mcptools: serving HTTP needs uvicorn: pip install 'mcptools[http]'\n")
+        return 2
+    hosts = _allowed_hosts(args.allow_host)
+    stateless = args.stateless or args.workers > 1
+    sys.stderr.write(f"mcptools: serving {registry.name!r} on http://{args.host}:{args.port}/mcp\n")
+    if args.workers > 1:
+        os.environ[_TARGET_ENV] = args.target
+        os.environ[_HOSTS_ENV] = ",".join(hosts)
+        os.environ[_STATELESS_ENV] = "1"
+        # Every worker must open the requestState and cursors the others sealed.
+        os.environ.setdefault("MCPTOOLS_STATE_SECRET", secrets.token_hex(32))
+        uvicorn.run(
+            "mcptools._transports:app_from_environment",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_level="warning",
+        )
+        return 0
+    app = create_app(registry, allowed_hosts=hosts, stateless_only=stateless)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
+    return 0
+
+
+def serve_main(argv: list[str]) -> int:
+    """``mcptools serve TARGET [--http] [--host H] [--port P]``; returns the exit status."""
+    from .._cli import TargetError, load_registry
+    from .._errors import ToolDefinitionError
+
+    parser = argparse.ArgumentParser(prog="mcptools serve", description="Serve a registry's tools over MCP.")
+    add_serve_arguments(parser)
+    args = parser.parse_args(argv)
+    return run_serve(args, load_registry, (TargetError, ToolDefinitionError))
+
+
+def run_serve(args: argparse.Namespace, load: Any, errors: tuple[type[BaseException], ...]) -> int:
+    """Serve per parsed ``args``: the CLI's subcommand calls this after its own parsing."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(
+            level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+        )
+    try:
+        registry = load(args.target)
+    except errors as exc:
+        sys.stderr.write(f"mcptools: {type(exc).__name__}: {exc}\n")
+        return 2
+    if args.http:
+        return _serve_http(registry, args)
+    return serve_stdio(registry)

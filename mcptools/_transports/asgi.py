@@ -1,0 +1,650 @@
+"""Streamable HTTP as a plain ASGI application, for any ASGI server (``mcptools serve --http`` uses uvicorn).
+
+One endpoint (``/mcp`` by default) serves both protocol generations:
+
+* 2026-07-28: every POST stands alone. The headers must agree with the body (``MCP-Protocol-Version`` with
+  ``_meta``, ``Mcp-Method`` with the method, ``Mcp-Name`` with the tool, ``Mcp-Param-*`` with arguments a tool
+  marks ``x-mcp-header``), nothing is remembered between requests, and so any number of worker processes can
+  serve one client behind a load balancer.
+* 2025-03-26 to 2025-11-25: ``initialize`` opens a session (``Mcp-Session-Id``); later POSTs answer on an SSE
+  stream that also carries the server's requests to the client; GET resumes a stream (``Last-Event-ID``) or
+  opens a standalone one; DELETE ends the session.
+
+Every request first passes the DNS-rebinding guard: ``Host`` and ``Origin`` must name an allowed host
+(localhost by default), otherwise a web page could reach a local server through a hostile DNS name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import TYPE_CHECKING, Any, Final, final
+from urllib.parse import urlsplit
+
+from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_response
+from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for
+from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED
+from .._protocol.session import Session
+from .streams import EventStream, parse_event_id, sse_event
+
+if TYPE_CHECKING:
+    from .._registry import ToolRegistry
+
+__all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
+
+logger = logging.getLogger("mcptools.http")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+ASGISend = Callable[[Message], Awaitable[None]]
+
+DEFAULT_ALLOWED_HOSTS: Final = ("localhost", "127.0.0.1", "[::1]")
+_DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
+_NAMED_METHODS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_BASE64_WRAPPER: Final = ("=?base64?", "?=")
+
+
+class _Reject(Exception):
+    def __init__(
+        self, status: int, code: int, message: str, request_id: Any = None, data: Any = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = error_response(request_id, code, message, data)
+
+
+def _hostname(value: str) -> str | None:
+    """The host part of a ``Host`` header (``[::1]:8000`` -> ``[::1]``), lower-cased; ``None`` if
+    malformed."""
+    value = value.strip().lower()
+    if not value:
+        return None
+    if value.startswith("["):
+        end = value.find("]")
+        if end == -1:
+            return None
+        rest = value[end + 1 :]
+        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+            return None
+        return value[: end + 1]
+    host, _, port = value.partition(":")
+    if port and not port.isdigit():
+        return None
+    return host or None
+
+
+def _origin_hostname(origin: str) -> str | None:
+    try:
+        parts = urlsplit(origin.strip())
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    return _hostname(parts.netloc)
+
+
+def _header_text(value: object) -> str:
+    """A header argument as the client would have written it: JSON spelling for numbers and booleans."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def _decode_param_header(value: str) -> str | None:
+    """An ``Mcp-Param-*`` value: ``=?base64?...?=`` is decoded (strictly), anything else is literal text."""
+    prefix, suffix = _BASE64_WRAPPER
+    if value.startswith(prefix) and value.endswith(suffix) and len(value) >= len(prefix) + len(suffix):
+        encoded = value[len(prefix) : -len(suffix)]
+        if len(encoded) % 4:
+            return None
+        try:
+            return base64.b64decode(encoded, validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return None
+    return value
+
+
+@final
+class _HTTPSession:
+    """A 2025 session as HTTP keeps it: the protocol session plus its resumable streams."""
+
+    __slots__ = ("closed", "last_seen", "session", "standalone", "streams")
+
+    def __init__(self) -> None:
+        self.session = Session()
+        self.streams: dict[str, EventStream] = {}
+        self.standalone = False
+        self.last_seen = time.monotonic()
+        self.closed = asyncio.Event()
+
+
+@final
+class StreamableHTTPApp:
+    """The ASGI application serving one registry at ``path``."""
+
+    __slots__ = (
+        "_header_params",
+        "_sessions",
+        "allowed_hosts",
+        "allowed_origins",
+        "engine",
+        "max_body_bytes",
+        "max_sessions",
+        "path",
+        "retry_ms",
+        "session_idle_seconds",
+        "stateless_only",
+    )
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        path: str = "/mcp",
+        allowed_hosts: Iterable[str] | None = None,
+        allowed_origins: Iterable[str] | None = None,
+        max_body_bytes: int = _DEFAULT_MAX_BODY,
+        stateless_only: bool = False,
+        retry_ms: int = 1000,
+        max_sessions: int = 10_000,
+        session_idle_seconds: float = 3600.0,
+        engine: Engine | None = None,
+    ) -> None:
+        self.engine = engine if engine is not None else engine_for(registry)
+        self.path = path
+        hosts = tuple(allowed_hosts) if allowed_hosts is not None else DEFAULT_ALLOWED_HOSTS
+        # ``*`` switches the guard off, for servers behind a proxy that checks hosts itself.
+        self.allowed_hosts = frozenset(h.lower() for h in hosts)
+        self.allowed_origins = frozenset(
+            (_origin_hostname(o) or o.lower()) if "://" in o else o.lower()
+            for o in (allowed_origins if allowed_origins is not None else hosts)
+        )
+        self.max_body_bytes = max_body_bytes
+        self.stateless_only = stateless_only
+        self.retry_ms = retry_ms
+        self.max_sessions = max_sessions
+        self.session_idle_seconds = session_idle_seconds
+        self._sessions: dict[str, _HTTPSession] = {}
+        self._header_params: dict[str, tuple[object, dict[str, str]]] = {}
+
+    # -- ASGI entry ------------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = _Headers(scope.get("headers") or [])
+        try:
+            if scope.get("path") != self.path:
+                raise _Reject(404, INVALID_REQUEST, f"Not Found: the MCP endpoint is {self.path}")
+            self._check_host(headers)
+            method = scope.get("method", "GET")
+            if method == "POST":
+                await self._post(headers, receive, send)
+            elif method == "GET":
+                await self._get(headers, receive, send)
+            elif method == "DELETE":
+                await self._delete(headers, send)
+            else:
+                raise _Reject(405, INVALID_REQUEST, f"Method Not Allowed: {method}")
+        except _Reject as reject:
+            extra = [(b"allow", b"GET, POST, DELETE")] if reject.status == 405 else []
+            await _send_json(send, reject.status, reject.body, extra)
+
+    async def _lifespan(self, receive: Receive, send: ASGISend) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                for entry in self._sessions.values():
+                    entry.session.close()
+                    entry.closed.set()
+                self._sessions.clear()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    # -- guards ----------------------------------------------------------------------------------------
+
+    def _check_host(self, headers: _Headers) -> None:
+        if "*" in self.allowed_hosts:
+            return
+        host = headers.get("host")
+        if host is None or _hostname(host) not in self.allowed_hosts:
+            raise _Reject(403, INVALID_REQUEST, "Forbidden: Host header is not allowed")
+        origin = headers.get("origin")
+        if (
+            origin is not None
+            and "*" not in self.allowed_origins
+            and _origin_hostname(origin) not in self.allowed_origins
+        ):
+            raise _Reject(403, INVALID_REQUEST, "Forbidden: Origin header is not allowed")
+
+    async def _read_body(self, headers: _Headers, receive: Receive) -> bytes:
+        declared = headers.get("content-length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > self.max_body_bytes:
+            raise _Reject(
+                413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Reject(400, INVALID_REQUEST, "Bad Request: the client went away")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise _Reject(
+                    413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes"
+                )
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    def _session_for(self, headers: _Headers) -> _HTTPSession | None:
+        session_id = headers.get("mcp-session-id")
+        if session_id is None:
+            return None
+        entry = self._sessions.get(session_id.strip())
+        if entry is None:
+            raise _Reject(404, -32001, "Not Found: unknown or terminated session")
+        entry.last_seen = time.monotonic()
+        return entry
+
+    def _new_session(self) -> _HTTPSession:
+        now = time.monotonic()
+        for session_id, entry in list(self._sessions.items()):
+            if now - entry.last_seen > self.session_idle_seconds:
+                entry.session.close()
+                entry.closed.set()
+                del self._sessions[session_id]
+        if len(self._sessions) >= self.max_sessions:
+            raise _Reject(503, -32000, "Service Unavailable: too many open sessions")
+        entry = _HTTPSession()
+        self._sessions[entry.session.id] = entry
+        return entry
+
+    # -- POST ------------------------------------------------------------------------------------------
+
+    async def _post(self, headers: _Headers, receive: Receive, send: ASGISend) -> None:
+        content_type = (headers.get("content-type") or "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            raise _Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json")
+        accept = (headers.get("accept") or "*/*").lower()
+        sse_ok = "text/event-stream" in accept or "*/*" in accept
+        json_ok = "application/json" in accept or "*/*" in accept or "application/*" in accept
+        if not (sse_ok or json_ok):
+            raise _Reject(
+                406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream"
+            )
+        body = await self._read_body(headers, receive)
+        try:
+            message = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            raise _Reject(400, PARSE_ERROR, "Parse error: the body is not valid JSON") from None
+        if isinstance(message, list):
+            raise _Reject(400, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported")
+        kind = classify(message)
+        if kind == "invalid":
+            raise _Reject(
+                400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", echo_id(message)
+            )
+        entry = self._session_for(headers)
+        if entry is not None:
+            self._check_legacy_version(headers, message)
+            await self._post_in_session(entry, message, kind, sse_ok, send)
+            return
+        params = message.get("params") if type(message.get("params")) is dict else {}
+        meta = params.get("_meta")
+        names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
+        if (
+            kind == "request"
+            and message["method"] == "initialize"
+            and not names_revision
+            and not self.stateless_only
+        ):
+            self._check_legacy_version(headers, message)
+            entry = self._new_session()
+            response = await self.engine.handle(message, entry.session, _no_stream)
+            extra = [(b"mcp-session-id", entry.session.id.encode("ascii"))]
+            await _send_json(send, 200, response, extra)
+            return
+        if kind != "request":
+            # Without a session there is nothing a notification or a response could change.
+            await _send_empty(send, 202)
+            return
+        self._check_stateless_headers(headers, message, params)
+        await self._answer_stateless(message, sse_ok, json_ok, send, receive)
+
+    def _check_legacy_version(self, headers: _Headers, message: dict[str, Any]) -> None:
+        version = headers.get("mcp-protocol-version")
+        if version is not None and version.strip() not in SUPPORTED:
+            raise _Reject(
+                400,
+                INVALID_REQUEST,
+                f"Bad Request: unsupported MCP-Protocol-Version {version.strip()}",
+                echo_id(message),
+            )
+
+    def _check_stateless_headers(
+        self, headers: _Headers, message: dict[str, Any], params: dict[str, Any]
+    ) -> None:
+        request_id = message["id"]
+        problem = check_request_meta(params)
+        if problem is not None:
+            raise _Reject(400, problem.code, problem.message, request_id, problem.data)
+        method = message["method"]
+        header_method = headers.get("mcp-method")
+        if header_method is None or header_method.strip() != method:
+            raise _Reject(
+                400, HEADER_MISMATCH, "Header mismatch: Mcp-Method must equal the body's method", request_id
+            )
+        version = headers.get("mcp-protocol-version")
+        if version is None or version.strip() != params["_meta"][META_PROTOCOL_VERSION]:
+            raise _Reject(
+                400,
+                HEADER_MISMATCH,
+                "Header mismatch: MCP-Protocol-Version must equal _meta's protocolVersion",
+                request_id,
+            )
+        field = _NAMED_METHODS.get(method)
+        if field is not None and field in params:
+            header_name = headers.get("mcp-name")
+            if header_name is None or header_name.strip() != params[field]:
+                raise _Reject(
+                    400,
+                    HEADER_MISMATCH,
+                    f"Header mismatch: Mcp-Name must equal the body's {field}",
+                    request_id,
+                )
+        if method == "tools/call" and type(params.get("name")) is str:
+            arguments = params.get("arguments")
+            self._check_param_headers(
+                headers, params["name"], arguments if type(arguments) is dict else {}, request_id
+            )
+
+    def _param_headers(self, tool_name: str) -> dict[str, str]:
+        """The tool's ``x-mcp-header`` properties, ``{argument: header suffix}``, cached per registered
+        tool."""
+        tool = self.engine.registry.get(tool_name)
+        if tool is None:
+            return {}
+        cached = self._header_params.get(tool_name)
+        if cached is not None and cached[0] is tool:
+            return cached[1]
+        mapping: dict[str, str] = {}
+        properties = tool.input_schema.get("properties")
+        if type(properties) is dict:
+            for name, schema in properties.items():
+                if type(schema) is dict and type(schema.get("x-mcp-header")) is str:
+                    mapping[name] = schema["x-mcp-header"]
+        self._header_params[tool_name] = (tool, mapping)
+        return mapping
+
+    def _check_param_headers(
+        self, headers: _Headers, tool_name: str, arguments: dict[str, Any], request_id: Any
+    ) -> None:
+        for argument, suffix in self._param_headers(tool_name).items():
+            if argument not in arguments or arguments[argument] is None:
+                continue
+            raw = headers.get(f"mcp-param-{suffix.lower()}")
+            if raw is None:
+                raise _Reject(
+                    400, HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{suffix} is required", request_id
+                )
+            decoded = _decode_param_header(raw.strip())
+            if decoded is None or decoded != _header_text(arguments[argument]):
+                raise _Reject(
+                    400,
+                    HEADER_MISMATCH,
+                    f"Header mismatch: Mcp-Param-{suffix} does not match argument '{argument}'",
+                    request_id,
+                )
+
+    async def _answer_stateless(
+        self, message: dict[str, Any], sse_ok: bool, json_ok: bool, send: ASGISend, receive: Receive
+    ) -> None:
+        stream = EventStream()
+
+        async def emit(outgoing: dict[str, Any]) -> None:
+            stream.push(outgoing)
+
+        final: list[dict[str, Any] | None] = []
+
+        async def run() -> None:
+            try:
+                final.append(await self.engine.handle(message, Session(), emit, strict=True))
+            finally:
+                stream.finish()
+
+        task = asyncio.ensure_future(run())
+        try:
+            await _until_disconnect(stream.first(), receive)
+            if (stream.done and not stream.messages) or not sse_ok:
+                # Nothing streamed before the answer (or the client takes only JSON): one plain JSON response.
+                await _until_disconnect(asyncio.shield(task), receive)
+                response = final[0] if final else None
+                await _send_json(send, http_status_for(response), response)
+                return
+            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+            await _stream_sse(stream, send, receive, final, start=0, ids=False)
+        except _Disconnected:
+            pass
+        finally:
+            if not task.done():
+                task.cancel()
+
+    async def _post_in_session(
+        self, entry: _HTTPSession, message: dict[str, Any], kind: str, sse_ok: bool, send: ASGISend
+    ) -> None:
+        if kind != "request":
+            await self.engine.handle(message, entry.session, _no_stream)
+            await _send_empty(send, 202)
+            return
+        stream = EventStream()
+        entry.streams[stream.id] = stream
+        final: list[dict[str, Any] | None] = []
+
+        async def emit(outgoing: dict[str, Any]) -> None:
+            stream.push(outgoing)
+
+        async def close_stream() -> None:
+            stream.cut()
+
+        async def run() -> None:
+            try:
+                response = await self.engine.handle(message, entry.session, emit, close_stream=close_stream)
+                final.append(response)
+                if response is not None:
+                    stream.push(response)
+            finally:
+                stream.finish()
+
+        # The call belongs to the session, not to this HTTP response: it goes on if the client reconnects.
+        task = asyncio.ensure_future(run())
+        if not sse_ok:
+            await asyncio.shield(task)
+            entry.streams.pop(stream.id, None)
+            await _send_json(
+                send, 200 if final and final[0] is not None else 202, final[0] if final else None
+            )
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+        if _supports_priming(entry.session.protocol_version):
+            await send(
+                {
+                    "type": "http.response.body",
+                    "more_body": True,
+                    "body": sse_event(stream.event_id(0), "", retry_ms=self.retry_ms),
+                }
+            )
+        await self._follow(entry, stream, send, 0)
+
+    async def _follow(self, entry: _HTTPSession, stream: EventStream, send: ASGISend, start: int) -> None:
+        async for event_id, data in stream.follow(start):
+            await send({"type": "http.response.body", "body": sse_event(event_id, data), "more_body": True})
+        if stream.done:
+            entry.streams.pop(stream.id, None)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    # -- GET and DELETE --------------------------------------------------------------------------------
+
+    async def _get(self, headers: _Headers, receive: Receive, send: ASGISend) -> None:
+        if self.stateless_only or headers.get("mcp-session-id") is None:
+            raise _Reject(405, INVALID_REQUEST, "Method Not Allowed: GET needs an Mcp-Session-Id")
+        entry = self._session_for(headers)
+        assert entry is not None
+        if "text/event-stream" not in (headers.get("accept") or "").lower():
+            raise _Reject(406, INVALID_REQUEST, "Not Acceptable: GET serves text/event-stream only")
+        last = headers.get("last-event-id")
+        parsed = parse_event_id(last) if last is not None else None
+        if parsed is not None and parsed[0] in entry.streams:
+            stream = entry.streams[parsed[0]]
+            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+            with contextlib.suppress(_Disconnected):
+                await _until_disconnect(self._follow(entry, stream, send, parsed[1]), receive)
+            return
+        if entry.standalone:
+            raise _Reject(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
+        entry.standalone = True
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+            if _supports_priming(entry.session.protocol_version):
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "more_body": True,
+                        "body": sse_event(None, "", retry_ms=self.retry_ms),
+                    }
+                )
+            try:
+                await _until_disconnect(entry.closed.wait(), receive)
+            except _Disconnected:
+                return
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            entry.standalone = False
+
+    async def _delete(self, headers: _Headers, send: ASGISend) -> None:
+        if headers.get("mcp-session-id") is None:
+            raise _Reject(400, INVALID_REQUEST, "Bad Request: DELETE needs an Mcp-Session-Id")
+        entry = self._session_for(headers)
+        assert entry is not None
+        self._sessions.pop(entry.session.id, None)
+        entry.session.close()
+        entry.closed.set()
+        await _send_empty(send, 204)
+
+
+# -- small helpers ---------------------------------------------------------------------------------------
+
+
+@final
+class _Headers:
+    """Request headers by lower-cased name (ASGI gives them as a list of byte pairs)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
+        self._values: dict[str, str] = {}
+        for name, value in raw:
+            self._values.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+
+    def get(self, name: str) -> str | None:
+        return self._values.get(name)
+
+
+class _Disconnected(Exception):
+    pass
+
+
+_SSE_HEADERS: Final = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache, no-transform"),
+    (b"x-accel-buffering", b"no"),
+]
+
+
+def _supports_priming(version: str | None) -> bool:
+    # Priming events (an id with empty data) came with 2025-11-25; older clients may choke on empty data.
+    return version is not None and version >= "2025-11-25"
+
+
+async def _no_stream(message: dict[str, Any]) -> None:
+    return None
+
+
+async def _send_json(
+    send: ASGISend, status: int, body: dict[str, Any] | None, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    if body is None:
+        await _send_empty(send, 202 if status < 300 else status, extra)
+        return
+    payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode("ascii"))]
+    await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
+    await send({"type": "http.response.body", "body": payload, "more_body": False})
+
+
+async def _send_empty(send: ASGISend, status: int, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": extra or []})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _stream_sse(
+    stream: EventStream, send: ASGISend, receive: Receive, final: list[Any], *, start: int, ids: bool
+) -> None:
+    async def pump() -> None:
+        async for event_id, data in stream.follow(start):
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": sse_event(event_id if ids else None, data),
+                    "more_body": True,
+                }
+            )
+        if final and final[0] is not None:
+            text = json.dumps(final[0], ensure_ascii=False, separators=(",", ":"))
+            await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    await _until_disconnect(pump(), receive)
+
+
+async def _until_disconnect(work: Awaitable[Any], receive: Receive) -> Any:
+    """Run ``work`` unless the client disconnects first (then raise ``_Disconnected``)."""
+    job = asyncio.ensure_future(work)
+
+    async def watch() -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        done, _ = await asyncio.wait({job, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        job.cancel()
+        watcher.cancel()
+        raise
+    if job in done:
+        watcher.cancel()
+        return job.result()
+    job.cancel()
+    raise _Disconnected
+
+
+def create_app(registry: ToolRegistry, **options: Any) -> StreamableHTTPApp:
+    """The Streamable HTTP ASGI app for ``registry``; ``options`` as for ``StreamableHTTPApp``."""
+    return StreamableHTTPApp(registry, **options)

@@ -1,0 +1,119 @@
+"""The stdio transport: newline-delimited JSON-RPC on stdin and stdout.
+
+Stdout carries protocol messages and nothing else, so while serving, ``sys.stdout`` is pointed at stderr (a
+stray ``print`` in a tool then lands in the log instead of corrupting the stream). A line that is not JSON
+gets a ``-32700`` error and the server reads on; end of input ends the server cleanly once running calls
+finish.
+
+Requests are served concurrently: a tool waiting for the client's answer to an elicitation must not stop the
+reader from receiving that answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
+
+from .._jsonrpc import PARSE_ERROR, error_response
+from .._protocol.engine import Engine, engine_for
+from .._protocol.session import Session
+
+if TYPE_CHECKING:
+    from .._registry import ToolRegistry
+
+__all__ = ["serve_stdio", "serve_stdio_async"]
+
+logger = logging.getLogger("mcptools.stdio")
+
+_MAX_LINE: Final = 16 * 1024 * 1024
+
+
+def _read_line(stream: BinaryIO) -> bytes | None:
+    """One line of at most ``_MAX_LINE`` bytes (longer lines are consumed and reported as too long)."""
+    line = stream.readline(_MAX_LINE + 1)
+    if not line:
+        return None
+    if len(line) > _MAX_LINE and not line.endswith(b"\n"):
+        while True:  # drop the rest of the oversized line
+            rest = stream.readline(_MAX_LINE)
+            if not rest or rest.endswith(b"\n"):
+                break
+        return b"\x00too-long"
+    return line
+
+
+async def serve_stdio_async(
+    registry: ToolRegistry,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    *,
+    engine: Engine | None = None,
+) -> None:
+    """Serve ``registry`` on the given binary streams (the process's own by default) until end of input."""
+    engine = engine if engine is not None else engine_for(registry)
+    reader = stdin if stdin is not None else sys.stdin.buffer
+    writer = stdout if stdout is not None else sys.stdout.buffer
+    loop = asyncio.get_running_loop()
+    session = Session()
+    write_lock = asyncio.Lock()
+    running: set[asyncio.Task[None]] = set()
+
+    async def write(message: dict[str, Any]) -> None:
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        async with write_lock:
+            await loop.run_in_executor(None, _write_all, writer, data)
+
+    async def serve_one(message: object) -> None:
+        response = await engine.handle(message, session, write)
+        if response is not None:
+            await write(response)
+
+    while True:
+        line = await loop.run_in_executor(None, _read_line, reader)
+        if line is None:
+            break
+        if not line.strip():
+            continue
+        try:
+            if line == b"\x00too-long":
+                raise ValueError("line too long")
+            message = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            await write(error_response(None, PARSE_ERROR, "Parse error: the line is not valid JSON"))
+            continue
+        if (
+            isinstance(message, dict)
+            and "method" not in message
+            and ("result" in message or "error" in message)
+        ):
+            # A client's answer to one of our requests: deliver it now, a waiting tool depends on it.
+            await engine.handle(message, session, write)
+            continue
+        task = asyncio.ensure_future(serve_one(message))
+        running.add(task)
+        task.add_done_callback(running.discard)
+    if running:
+        await asyncio.gather(*running, return_exceptions=True)
+    session.close()
+
+
+def _write_all(stream: BinaryIO, data: bytes) -> None:
+    stream.write(data)
+    stream.flush()
+
+
+def serve_stdio(registry: ToolRegistry) -> int:
+    """Serve ``registry`` on this process's stdin and stdout; returns the exit status."""
+    real_stdout = sys.stdout.buffer
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            asyncio.run(serve_stdio_async(registry, sys.stdin.buffer, real_stdout))
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            return 0
+    return 0

@@ -1,0 +1,92 @@
+"""Event streams that outlive the HTTP response carrying them.
+
+Each request answered over Server-Sent Events writes into an ``EventStream``: an ordered log of messages with
+ids. A reader (the POST's response, or a later GET with ``Last-Event-ID``) follows it; the server may cut the
+current reader off (``Context.close_stream``) and a new reader resumes where the client's last id left off,
+so a long call survives proxies that drop idle connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any, final
+
+__all__ = ["EventStream", "parse_event_id", "sse_event"]
+
+
+def sse_event(event_id: str | None, data: str, *, retry_ms: int | None = None) -> bytes:
+    """One SSE event; ``data`` must hold no newline (JSON from ``json.dumps`` never does)."""
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    if retry_ms is not None:
+        lines.append(f"retry: {retry_ms}")
+    if data:
+        lines.append("event: message")
+    lines.append(f"data: {data}")
+    return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
+def parse_event_id(value: str) -> tuple[str, int] | None:
+    """Split a ``Last-Event-ID`` we issued into (stream id, count of events already seen)."""
+    stream_id, sep, count = value.strip().rpartition(":")
+    if not sep or not stream_id or not count.isdigit():
+        return None
+    return stream_id, int(count)
+
+
+@final
+class EventStream:
+    """The messages of one request's stream, in order, with the ids the client can resume from."""
+
+    __slots__ = ("_changed", "done", "epoch", "id", "messages")
+
+    def __init__(self) -> None:
+        self.id = secrets.token_hex(8)
+        self.messages: list[dict[str, Any]] = []
+        self.done = False
+        # Bumped to cut the current reader off; a reader follows only while the epoch it started with lasts.
+        self.epoch = 0
+        self._changed = asyncio.Event()
+
+    def event_id(self, seen: int) -> str:
+        return f"{self.id}:{seen}"
+
+    def push(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self._changed.set()
+
+    def finish(self) -> None:
+        self.done = True
+        self._changed.set()
+
+    def cut(self) -> None:
+        self.epoch += 1
+        self._changed.set()
+
+    async def follow(self, start: int = 0) -> AsyncIterator[tuple[str, str]]:
+        """Yield ``(event id, JSON text)`` from message ``start`` on, until the stream ends or is cut."""
+        epoch = self.epoch
+        index = start
+        while True:
+            while index < len(self.messages):
+                message = self.messages[index]
+                index += 1
+                yield self.event_id(index), json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+            if self.done or self.epoch != epoch:
+                return
+            self._changed.clear()
+            if index < len(self.messages) or self.done or self.epoch != epoch:
+                continue
+            await self._changed.wait()
+
+    async def first(self) -> None:
+        """Wait until the stream has a message or has ended."""
+        while not self.messages and not self.done:
+            self._changed.clear()
+            if self.messages or self.done:
+                return
+            await self._changed.wait()
