@@ -1,0 +1,68 @@
+"""``validate`` and ``checker_for``: compiled validators cached by schema value, so a repeat costs a lookup.
+
+A hit is one dict lookup by ``id(schema)``, an identity check and a C-level ``==`` against a private deep copy
+taken when the entry was made. Holding the schema object keeps its id from being reused by another object while
+the entry lives; the copy catches a schema mutated in place since. On a miss the schema's canonical JSON text is
+the key, so equal schemas built separately share one compiled validator. Both tables are bounded (oldest entry
+out first); the cache only ever returns what compiling the same value would, so sharing it is safe.
+
+Python's ``==`` says ``1 == True``: a schema mutated in place from ``"enum": [1]`` to ``"enum": [True]`` keeps
+its old validator. Build a new schema object instead of editing one in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .compile import Validator, compile_schema
+
+__all__ = ["checker_for", "validate"]
+
+_MAX_ENTRIES = 512
+_by_identity: dict[int, tuple[Any, Any, Validator]] = {}
+_by_value: dict[str, Validator] = {}
+
+
+def validate(arguments: Any, schema: Any) -> list[str]:
+    """The contract's check: error strings for ``arguments`` against ``schema`` in the contract's order."""
+    entry = _by_identity.get(id(schema))
+    if entry is not None and entry[0] is schema and entry[1] == schema:
+        return entry[2].errors(arguments)
+    return _remember(schema).errors(arguments)
+
+
+def checker_for(schema: Any) -> Validator:
+    """The compiled ``Validator`` for ``schema``, from the same cache as ``validate``."""
+    entry = _by_identity.get(id(schema))
+    if entry is not None and entry[0] is schema and entry[1] == schema:
+        return entry[2]
+    return _remember(schema)
+
+
+def _remember(schema: Any) -> Validator:
+    snapshot = _copy(schema)
+    key = _canonical(snapshot)
+    validator = _by_value.get(key)
+    if validator is None:
+        validator = compile_schema(snapshot)
+        if len(_by_value) >= _MAX_ENTRIES:
+            del _by_value[next(iter(_by_value))]
+        _by_value[key] = validator
+    if len(_by_identity) >= _MAX_ENTRIES:
+        del _by_identity[next(iter(_by_identity))]
+    _by_identity[id(schema)] = (schema, snapshot, validator)
+    return validator
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_copy(item) for item in value]
+    return value
+
+
+def _canonical(value: Any) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)

@@ -1,0 +1,488 @@
+"""Schema -> specialised Python source for the valid path, exec'd once per compiled schema.
+
+Security rule: no schema value ever becomes source text. Every name, number, pattern and enum list reaches the
+generated code as a constant bound in its namespace (``K3``, ``N1``); the source contains only identifiers we
+made up, keywords, and small integers we counted ourselves (indices and lengths of schema arrays).
+
+Each schema object becomes straight-line checks. Children (properties, items) are inlined into their parent;
+anything applied in place (``$ref``, ``allOf``, ``anyOf`` ...) or recursive becomes its own function. A function
+comes in two modes: ``v`` answers valid/invalid, ``a`` also returns the property names / item indices it
+evaluated (``None`` when invalid), which ``unevaluatedProperties`` / ``unevaluatedItems`` need.
+Only schemas with a bookended ``$dynamicRef`` pay for a dynamic-scope argument (``dyn``, a tuple of resource
+URIs, outermost first).
+"""
+
+from __future__ import annotations
+
+from typing import Any, final
+
+from .keywords import Spec, SpecTable, node_key
+from .resolve import Located
+from .values import has_unique_items, is_multiple_of, matcher
+
+__all__ = ["Generator", "NeedsDynamicScope"]
+
+_TYPE_TESTS = {
+    "string": "(type({0}) is str or isinstance({0}, str))",
+    "integer": "(type({0}) is int or (isinstance({0}, int) and not isinstance({0}, bool)))",
+    "number": "(type({0}) is int or type({0}) is float or "
+    "(isinstance({0}, (int, float)) and not isinstance({0}, bool)))",
+    "boolean": "({0} is True or {0} is False)",
+    "null": "({0} is None)",
+    "object": "(type({0}) is dict or isinstance({0}, dict))",
+    "array": "(type({0}) is list or isinstance({0}, (list, tuple)))",
+}
+_MAX_INLINE_INDENT = 24
+_MAX_INLINE_LOOPS = 8
+
+
+class NeedsDynamicScope(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised while generating without a dynamic scope when a bookended $dynamicRef turns up: start again."""
+
+
+def _type_test(name: str, var: str) -> str:
+    return _TYPE_TESTS[name].format(var)
+
+
+@final
+class Generator:
+    """Writes the functions of one compiled schema; ``namespace`` holds the constants the source names."""
+
+    __slots__ = ("_constant_names", "_counter", "_functions", "_queue", "dynamic", "lines", "namespace", "specs")
+
+    def __init__(self, specs: SpecTable, *, dynamic: bool) -> None:
+        self.specs = specs
+        self.dynamic = dynamic
+        self.lines: list[str] = []
+        self.namespace: dict[str, Any] = {
+            "M": _MISSING, "UNIQUE": has_unique_items, "MULTIPLE": is_multiple_of, "PICK": _pick,
+        }
+        self._constant_names: dict[tuple[str, Any], str] = {}
+        self._functions: dict[tuple[Any, ...], str] = {}
+        self._queue: list[tuple[str, Located, str]] = []
+        self._counter = 0
+
+    # -- names -------------------------------------------------------------------------------------------
+    def constant(self, value: Any, prefix: str = "C", key: Any = None) -> str:
+        """Bind ``value`` in the namespace and return its name (the only way a schema value reaches the code)."""
+        dedup = (prefix, key if key is not None else (type(value).__name__, value) if _hashable(value) else id(value))
+        name = self._constant_names.get(dedup)
+        if name is None:
+            self._counter += 1
+            name = self._constant_names[dedup] = f"{prefix}{self._counter}"
+            self.namespace[name] = value
+        return name
+
+    def temp(self, prefix: str = "t") -> str:
+        self._counter += 1
+        return f"{prefix}{self._counter}"
+
+    def function(self, node: Located, mode: str) -> str:
+        """The name of the function checking ``node`` in ``mode`` (``v`` or ``a``), generated later if new."""
+        key = (*node_key(node), mode)
+        name = self._functions.get(key)
+        if name is None:
+            self._counter += 1
+            name = self._functions[key] = f"{mode}{self._counter}"
+            self._queue.append((name, node, mode))
+        return name
+
+    def call(self, node: Located, mode: str, var: str, base: str) -> str:
+        name = self.function(node, mode)
+        if not self.dynamic:
+            return f"{name}({var})"
+        if node.base == base:
+            return f"{name}({var}, dyn)"
+        return f"{name}({var}, dyn + ({self.constant(node.base, 'R')},))"
+
+    # -- functions ---------------------------------------------------------------------------------------
+    def write_pending(self) -> None:
+        while self._queue:
+            name, node, mode = self._queue.pop()
+            parameters = "x, dyn" if self.dynamic else "x"
+            self.lines.append(f"def {name}({parameters}):")
+            if mode == "a":
+                self.lines.append("    ev = set()")
+                self.emit(node, "x", "return None", "ev", 1, 0)
+                self.lines.append("    return ev")
+            else:
+                self.emit(node, "x", "return False", None, 1, 0)
+                self.lines.append("    return True")
+
+    def write_entry(self, name: str, root: Located, fail: str, done: str, too_deep: str) -> None:
+        """An entry point: the root schema inlined, with ``fail`` on the first failure."""
+        self.lines.append(f"def {name}(x):")
+        if self.dynamic:
+            self.lines.append(f"    dyn = ({self.constant(root.base, 'R')},)")
+        self.lines.append("    try:")
+        self.emit(root, "x", fail, None, 2, 1)
+        self.lines.append(f"    except RecursionError:\n        return {too_deep}")
+        self.lines.append(f"    return {done}")
+
+    # -- one schema object -------------------------------------------------------------------------------
+    def emit(self, node: Located, var: str, fail: str, ev: str | None, indent: int, loops: int) -> None:
+        spec = self.specs.spec(node)
+        pad = "    " * indent
+        out = self.lines
+        if spec.boolean is not None:
+            if not spec.boolean:
+                out.append(f"{pad}{fail}")
+            return
+        if spec.dynamic_name is not None and not self.dynamic:
+            raise NeedsDynamicScope
+        if spec.has_unevaluated and ev is None:
+            ev = self.temp("ev")
+            out.append(f"{pad}{ev} = set()")
+        known: str | None = None
+        if spec.types is not None:
+            tests = [_type_test(name, var) for name in spec.types]
+            if "integer" in spec.types and "number" in spec.types:
+                tests.remove(_type_test("integer", var))
+            out.append(f"{pad}if not ({' or '.join(tests)}): {fail}")
+            if len(spec.types) == 1:
+                known = spec.types[0]
+        if spec.enum is not None:
+            self._emit_membership(spec.enum, var, fail, pad, known)
+        if spec.const is not None:
+            self._emit_membership([spec.const[0]], var, fail, pad, known)
+        self._emit_numbers(spec, var, fail, pad, known)
+        self._emit_strings(spec, var, fail, pad, known)
+        self._emit_in_place(spec, var, fail, ev, pad)
+        self._emit_object(spec, var, fail, ev, indent, loops, known)
+        self._emit_array(spec, var, fail, ev, indent, loops, known)
+
+    def _emit_membership(self, allowed: list[Any], var: str, fail: str, pad: str, known: str | None) -> None:
+        if allowed and all(type(value) is str for value in allowed):
+            name = self.constant(frozenset(allowed), "E")
+            guard = "" if known == "string" else f"isinstance({var}, str) and "
+            self.lines.append(f"{pad}if not ({guard}{var} in {name}): {fail}")
+        else:
+            name = self.constant(matcher(allowed), "E", key=id(allowed))
+            self.lines.append(f"{pad}if not {name}({var}): {fail}")
+
+    def _emit_numbers(self, spec: Spec, var: str, fail: str, pad: str, known: str | None) -> None:
+        checks = []
+        for value, operator in (
+            (spec.minimum, "<"), (spec.maximum, ">"),
+            (spec.exclusive_minimum, "<="), (spec.exclusive_maximum, ">="),
+        ):
+            if value is not None:
+                checks.append(f"{var} {operator} {self.constant(value, 'N')}")
+        if spec.multiple_of is not None:
+            checks.append(f"not MULTIPLE({var}, {self.constant(spec.multiple_of, 'N')})")
+        if not checks:
+            return
+        condition = " or ".join(checks)
+        if known not in ("integer", "number"):
+            condition = f"{_type_test('number', var)} and ({condition})"
+        self.lines.append(f"{pad}if {condition}: {fail}")
+
+    def _emit_strings(self, spec: Spec, var: str, fail: str, pad: str, known: str | None) -> None:
+        checks = []
+        if spec.min_length is not None:
+            checks.append(f"len({var}) < {self.constant(spec.min_length, 'N')}")
+        if spec.max_length is not None:
+            checks.append(f"len({var}) > {self.constant(spec.max_length, 'N')}")
+        if spec.pattern is not None:
+            checks.append(f"{self.constant(spec.pattern[0], 'P')}.search({var}) is None")
+        if spec.format is not None:
+            checks.append(f"not {self.constant(spec.format, 'F')}({var})")
+        if not checks:
+            return
+        condition = " or ".join(checks)
+        if known != "string":
+            condition = f"isinstance({var}, str) and ({condition})"
+        self.lines.append(f"{pad}if {condition}: {fail}")
+
+    def _emit_in_place(self, spec: Spec, var: str, fail: str, ev: str | None, pad: str) -> None:
+        out = self.lines
+        base = spec.node.base
+        mode = "a" if ev is not None else "v"
+        if spec.ref is not None and spec.dynamic_name is not None:
+            self._emit_dynamic_ref(spec, var, fail, ev, pad)
+        elif spec.ref is not None:
+            self._emit_applied(spec.ref, var, fail, ev, pad, base)
+        for branch in spec.all_of:
+            self._emit_applied(branch, var, fail, ev, pad, base)
+        for trigger, branch in spec.dependent_schemas:
+            out.append(f"{pad}if {_is_object(var)} and {self.constant(trigger, 'K')} in {var}:")
+            self._emit_applied(branch, var, fail, ev, pad + "    ", base)
+        if spec.any_of:
+            if ev is None:
+                calls = " or ".join(self.call(branch, "v", var, base) for branch in spec.any_of)
+                out.append(f"{pad}if not ({calls}): {fail}")
+            else:
+                ok = self.temp("ok")
+                out.append(f"{pad}{ok} = False")
+                for branch in spec.any_of:
+                    result = self.temp("r")
+                    out.append(f"{pad}{result} = {self.call(branch, mode, var, base)}")
+                    out.append(f"{pad}if {result} is not None:\n{pad}    {ok} = True\n{pad}    {ev} |= {result}")
+                out.append(f"{pad}if not {ok}: {fail}")
+        if spec.one_of:
+            if ev is None:
+                calls = " + ".join(self.call(branch, "v", var, base) for branch in spec.one_of)
+                out.append(f"{pad}if ({calls}) != 1: {fail}")
+            else:
+                results = [self.temp("r") for _ in spec.one_of]
+                for result, branch in zip(results, spec.one_of):
+                    out.append(f"{pad}{result} = {self.call(branch, mode, var, base)}")
+                hits = self.temp("hits")
+                out.append(f"{pad}{hits} = [r for r in ({', '.join(results)},) if r is not None]")
+                out.append(f"{pad}if len({hits}) != 1: {fail}")
+                out.append(f"{pad}{ev} |= {hits}[0]")
+        if spec.not_ is not None:
+            out.append(f"{pad}if {self.call(spec.not_, 'v', var, base)}: {fail}")
+        if spec.if_ is not None:
+            if ev is None:
+                out.append(f"{pad}if {self.call(spec.if_, 'v', var, base)}:")
+            else:
+                result = self.temp("r")
+                out.append(f"{pad}{result} = {self.call(spec.if_, 'a', var, base)}")
+                out.append(f"{pad}if {result} is not None:\n{pad}    {ev} |= {result}")
+            if spec.then is not None:
+                self._emit_applied(spec.then, var, fail, ev, pad + "    ", base)
+            else:
+                out.append(f"{pad}    pass")
+            if spec.else_ is not None:
+                out.append(f"{pad}else:")
+                self._emit_applied(spec.else_, var, fail, ev, pad + "    ", base)
+
+    def _emit_applied(self, node: Located, var: str, fail: str, ev: str | None, pad: str, base: str) -> None:
+        if ev is None:
+            self.lines.append(f"{pad}if not {self.call(node, 'v', var, base)}: {fail}")
+            return
+        result = self.temp("r")
+        self.lines.append(f"{pad}{result} = {self.call(node, 'a', var, base)}")
+        self.lines.append(f"{pad}if {result} is None: {fail}")
+        self.lines.append(f"{pad}{ev} |= {result}")
+
+    def _emit_dynamic_ref(self, spec: Spec, var: str, fail: str, ev: str | None, pad: str) -> None:
+        assert spec.ref is not None and spec.dynamic_name is not None
+        mode = "a" if ev is not None else "v"
+        table: dict[str, list[Any]] = {}
+        for resource, anchors in self.specs.index.dynamic_anchors.items():
+            target = anchors.get(spec.dynamic_name)
+            if target is not None:
+                table[resource] = [self.function(target, mode), target.base]
+        fallback = [self.function(spec.ref, mode), spec.ref.base]
+        links = self.namespace.setdefault("_links", [])
+        links.append(table)
+        links.append({"": fallback})
+        table_name = self.constant(table, "DT", key=id(table))
+        fallback_name = self.constant(fallback, "DF", key=id(fallback))
+        function, base = self.temp("f"), self.temp("b")
+        self.lines.append(f"{pad}{function}, {base} = PICK({table_name}, {fallback_name}, dyn)")
+        if ev is None:
+            self.lines.append(f"{pad}if not {function}({var}, dyn + ({base},)): {fail}")
+        else:
+            result = self.temp("r")
+            self.lines.append(f"{pad}{result} = {function}({var}, dyn + ({base},))")
+            self.lines.append(f"{pad}if {result} is None: {fail}")
+            self.lines.append(f"{pad}{ev} |= {result}")
+
+    def _child(self, node: Located, var: str, fail: str, indent: int, loops: int, base: str) -> None:
+        """Check a child value (a property or an item): inline when small enough, else call its function."""
+        too_deep = indent > _MAX_INLINE_INDENT or loops > _MAX_INLINE_LOOPS
+        if too_deep or (self.dynamic and node.base != base):
+            self.lines.append(f"{'    ' * indent}if not {self.call(node, 'v', var, base)}: {fail}")
+        else:
+            self.emit(node, var, fail, None, indent, loops)
+
+    def _emit_object(
+        self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int, known: str | None
+    ) -> None:
+        has_keywords = (
+            spec.required or spec.properties or spec.pattern_properties or spec.additional is not None
+            or spec.property_names is not None or spec.min_properties is not None
+            or spec.max_properties is not None or spec.dependent_required
+            or spec.unevaluated_properties is not None
+        )
+        if not has_keywords:
+            return
+        out = self.lines
+        if known != "object":
+            out.append(f"{'    ' * indent}if {_is_object(var)}:")
+            indent += 1
+        pad = "    " * indent
+        base = spec.node.base
+        if spec.min_properties is not None:
+            out.append(f"{pad}if len({var}) < {self.constant(spec.min_properties, 'N')}: {fail}")
+        if spec.max_properties is not None:
+            out.append(f"{pad}if len({var}) > {self.constant(spec.max_properties, 'N')}: {fail}")
+        declared = {name for name, _ in spec.properties}
+        required = set(spec.required)
+        loose = [self.constant(name, "K") for name in spec.required if name not in declared]
+        if loose:
+            out.append(f"{pad}if not ({' and '.join(f'{name} in {var}' for name in loose)}): {fail}")
+        for trigger, names in spec.dependent_required:
+            needed = " and ".join(f"{self.constant(name, 'K')} in {var}" for name in names)
+            out.append(f"{pad}if {self.constant(trigger, 'K')} in {var} and not ({needed}): {fail}")
+        counting = spec.additional is not None and spec.additional.schema is False and not spec.pattern_properties
+        counter = self.temp("n") if counting else ""
+        if counting:
+            present = sum(1 for name, _ in spec.properties if name in required)
+            out.append(f"{pad}{counter} = {present}")
+        for name, child in spec.properties:
+            key = self.constant(name, "K")
+            if child.schema is True and not counting:
+                if name in required:
+                    out.append(f"{pad}if {key} not in {var}: {fail}")
+                if ev is not None:
+                    out.append(f"{pad}if {key} in {var}: {ev}.add({key})")
+                continue
+            value = self.temp()
+            out.append(f"{pad}{value} = {var}.get({key}, M)")
+            inner = pad
+            if name in required:
+                out.append(f"{pad}if {value} is M: {fail}")
+            else:
+                out.append(f"{pad}if {value} is not M:")
+                inner = pad + "    "
+                if counting:
+                    out.append(f"{inner}{counter} += 1")
+            self._child(child, value, fail, len(inner) // 4, loops, base)
+            if ev is not None:
+                out.append(f"{inner}{ev}.add({key})")
+        if counting:
+            out.append(f"{pad}if len({var}) != {counter}: {fail}")
+        elif spec.pattern_properties or spec.additional is not None:
+            self._emit_other_properties(spec, var, fail, ev, indent, loops)
+        if spec.property_names is not None:
+            name = self.temp("k")
+            out.append(f"{pad}for {name} in {var}:")
+            self._child(spec.property_names, name, fail, indent + 1, loops + 1, base)
+        if spec.unevaluated_properties is not None:
+            assert ev is not None
+            key, value = self.temp("k"), self.temp()
+            out.append(f"{pad}for {key}, {value} in {var}.items():")
+            out.append(f"{pad}    if {key} not in {ev}:")
+            self._child(spec.unevaluated_properties, value, fail, indent + 2, loops + 1, base)
+            out.append(f"{pad}{ev}.update({var})")
+
+    def _emit_other_properties(
+        self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int
+    ) -> None:
+        out = self.lines
+        pad = "    " * indent
+        base = spec.node.base
+        key, value = self.temp("k"), self.temp()
+        out.append(f"{pad}for {key}, {value} in {var}.items():")
+        inner = pad + "    "
+        if spec.properties:
+            declared = self.constant(frozenset(name for name, _ in spec.properties), "S")
+            out.append(f"{inner}if {key} in {declared}: continue")
+        matched = self.temp("m") if spec.additional is not None and spec.pattern_properties else None
+        if matched:
+            out.append(f"{inner}{matched} = False")
+        for regex, _, child in spec.pattern_properties:
+            out.append(f"{inner}if {self.constant(regex, 'P')}.search({key}) is not None:")
+            self._child(child, value, fail, indent + 2, loops + 1, base)
+            if matched:
+                out.append(f"{inner}    {matched} = True")
+        if spec.additional is not None:
+            if matched:
+                out.append(f"{inner}if not {matched}:")
+                self._child(spec.additional, value, fail, indent + 2, loops + 1, base)
+            else:
+                self._child(spec.additional, value, fail, indent + 1, loops + 1, base)
+        if ev is not None:
+            out.append(f"{inner}{ev}.add({key})")
+
+    def _emit_array(
+        self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int, known: str | None
+    ) -> None:
+        has_keywords = (
+            spec.min_items is not None or spec.max_items is not None or spec.unique_items or spec.prefix_items
+            or spec.items is not None or spec.contains is not None or spec.unevaluated_items is not None
+        )
+        if not has_keywords:
+            return
+        out = self.lines
+        if known != "array":
+            out.append(f"{'    ' * indent}if {_type_test('array', var)}:")
+            indent += 1
+        pad = "    " * indent
+        base = spec.node.base
+        if spec.min_items is not None:
+            out.append(f"{pad}if len({var}) < {self.constant(spec.min_items, 'N')}: {fail}")
+        if spec.max_items is not None:
+            out.append(f"{pad}if len({var}) > {self.constant(spec.max_items, 'N')}: {fail}")
+        if spec.unique_items:
+            out.append(f"{pad}if not UNIQUE({var}): {fail}")
+        for position, child in enumerate(spec.prefix_items):
+            out.append(f"{pad}if len({var}) > {position}:")
+            value = self.temp()
+            out.append(f"{pad}    {value} = {var}[{position}]")
+            self._child(child, value, fail, indent + 1, loops, base)
+        if spec.prefix_items and ev is not None:
+            out.append(f"{pad}{ev}.update(range(min(len({var}), {len(spec.prefix_items)})))")
+        if spec.items is not None:
+            start = len(spec.prefix_items)
+            if spec.items.schema is False:
+                out.append(f"{pad}if len({var}) > {start}: {fail}")
+            elif spec.items.schema is not True:
+                value = self.temp()
+                source = f"{var}[{start}:]" if start else var
+                out.append(f"{pad}for {value} in {source}:")
+                self._child(spec.items, value, fail, indent + 1, loops + 1, base)
+            if ev is not None:
+                out.append(f"{pad}{ev}.update(range(len({var})))")
+        if spec.contains is not None:
+            check = self.call(spec.contains, "v", "{item}", base)
+            position, value, hits = self.temp("i"), self.temp(), self.temp("c")
+            if ev is None and spec.max_contains is None and spec.min_contains == 1:
+                out.append(f"{pad}for {value} in {var}:")
+                out.append(f"{pad}    if {check.format(item=value)}: break")
+                out.append(f"{pad}else:\n{pad}    {fail}")
+            else:
+                out.append(f"{pad}{hits} = 0")
+                out.append(f"{pad}for {position}, {value} in enumerate({var}):")
+                out.append(f"{pad}    if {check.format(item=value)}:")
+                out.append(f"{pad}        {hits} += 1")
+                if ev is not None:
+                    out.append(f"{pad}        {ev}.add({position})")
+                if spec.min_contains > 0:
+                    out.append(f"{pad}if {hits} < {self.constant(spec.min_contains, 'N')}: {fail}")
+                if spec.max_contains is not None:
+                    out.append(f"{pad}if {hits} > {self.constant(spec.max_contains, 'N')}: {fail}")
+        if spec.unevaluated_items is not None:
+            assert ev is not None
+            position = self.temp("i")
+            out.append(f"{pad}for {position} in range(len({var})):")
+            out.append(f"{pad}    if {position} not in {ev}:")
+            value = self.temp()
+            out.append(f"{pad}        {value} = {var}[{position}]")
+            self._child(spec.unevaluated_items, value, fail, indent + 2, loops + 1, base)
+            out.append(f"{pad}{ev}.update(range(len({var})))")
+
+
+def _is_object(var: str) -> str:
+    return _type_test("object", var)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _pick(table: dict[str, list[Any]], fallback: list[Any], dyn: tuple[str, ...]) -> list[Any]:
+    """The $dynamicRef target: the outermost resource in the dynamic scope that has the anchor, else static."""
+    for resource in dyn:
+        found = table.get(resource)
+        if found is not None:
+            return found
+    return fallback
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING = _Missing()

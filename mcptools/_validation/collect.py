@@ -1,0 +1,510 @@
+"""The all-errors path: runs only after the generated valid path said no, and says what to fix.
+
+Each schema object becomes one collector closure: ``collect(value, path, out, dyn)`` appends
+``(path, missing, message)`` records. Rules, so a model gets one actionable line per problem:
+
+- at most one error per location (the first found wins), a location being the instance itself or a property or
+  item at any depth;
+- a wrong type, enum or const ends the checks of that location (its children are not worth reporting);
+- missing required properties come first, in ``required`` order, then each present property in the instance's
+  own order, then its children (a stable sort by instance position, only when several keywords contributed).
+
+The collector asks the generated functions (``ns``) whenever it needs a plain yes/no on a subschema (``not``,
+``anyOf`` branches, ``if``, ``contains``) or the evaluated names for ``unevaluated*``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, final
+
+from .codegen import Generator
+from .keywords import Spec, SpecTable, node_key
+from .messages import closest_name, count_phrase, describe_schema, render_path, subject, type_phrase
+from .resolve import Located
+from .values import has_unique_items, is_multiple_of, matcher
+
+__all__ = ["Collectors", "finish"]
+
+Record = tuple[tuple[Any, ...], bool, str]
+Collector = Callable[[Any, tuple[Any, ...], list[Record], tuple[str, ...]], None]
+Step = Callable[[Any, tuple[Any, ...], list[Record], tuple[str, ...]], bool]
+
+_TYPE_OF: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: v is True or v is False,
+    "null": lambda v: v is None,
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, (list, tuple)),
+}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _not_allowed(path: tuple[Any, ...]) -> str:
+    if not path:
+        return "value is not allowed"
+    noun = "property" if type(path[-1]) is str else "item"
+    return f"unexpected {noun} '{render_path(path)}'"
+
+
+@final
+class Collectors:
+    """Builds (once) and holds the collector of every schema object the errors path can reach."""
+
+    __slots__ = ("_built", "generator", "hints", "needs_sort", "ns", "specs")
+
+    def __init__(self, specs: SpecTable, generator: Generator, *, hints: bool) -> None:
+        self.specs = specs
+        self.generator = generator
+        self.ns = generator.namespace
+        self.hints = hints
+        self.needs_sort = False
+        self._built: dict[tuple[Any, ...], list[Collector]] = {}
+
+    def collector(self, node: Located) -> Collector:
+        key = node_key(node)
+        cell = self._built.get(key)
+        if cell is None:
+            cell = self._built[key] = []
+            cell.append(self._build(node))
+        if cell:
+            return cell[0]
+        # A cycle ($ref back to an ancestor): defer the lookup to call time.
+        return lambda value, path, out, dyn: cell[0](value, path, out, dyn)
+
+    def yes_no(self, node: Located) -> Callable[[Any, tuple[str, ...]], bool]:
+        """The generated ``v`` function for ``node``, called the way the errors path calls it."""
+        name = self.generator.function(node, "v")
+        ns = self.ns
+        if self.generator.dynamic:
+            return lambda value, dyn: bool(ns[name](value, dyn + (node.base,)))
+        return lambda value, dyn: bool(ns[name](value))
+
+    def evaluated(self, node: Located) -> Callable[[Any, tuple[str, ...]], Any]:
+        name = self.generator.function(node, "a")
+        ns = self.ns
+        if self.generator.dynamic:
+            return lambda value, dyn: ns[name](value, dyn + (node.base,))
+        return lambda value, dyn: ns[name](value)
+
+    def _build(self, node: Located) -> Collector:
+        spec = self.specs.spec(node)
+        if spec.boolean is not None:
+            if spec.boolean:
+                return lambda value, path, out, dyn: None
+
+            def never(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> None:
+                out.append((path, False, _not_allowed(path)))
+
+            return never
+        steps = [*self._value_steps(spec), *self._object_steps(spec), *self._array_steps(spec)]
+        steps.extend(self._in_place_steps(spec))
+        steps.extend(self._unevaluated_steps(spec))
+
+        def collect(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> None:
+            for step in steps:
+                if step(value, path, out, dyn):
+                    return
+
+        return collect
+
+    # -- keywords about the value itself ----------------------------------------------------------------
+    def _value_steps(self, spec: Spec) -> list[Step]:
+        steps: list[Step] = []
+
+        def simple(test: Callable[[Any], bool], predicate: str, stop: bool = False) -> Step:
+            def step(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+                if test(value):
+                    return False
+                out.append((path, False, f"{subject(path)} {predicate}"))
+                return stop
+
+            return step
+
+        if spec.types is not None:
+            tests = [_TYPE_OF[name] for name in spec.types]
+            steps.append(simple(lambda v: any(test(v) for test in tests), "must be " + type_phrase(spec.types), True))
+        if spec.enum is not None:
+            steps.append(simple(matcher(spec.enum), f"must be one of {spec.enum!r}", True))
+        if spec.const is not None:
+            steps.append(simple(matcher([spec.const[0]]), f"must be {spec.const[0]!r}", True))
+        for bound, test, words in (
+            (spec.minimum, lambda v, b: v >= b, "must be >= {}"),
+            (spec.maximum, lambda v, b: v <= b, "must be <= {}"),
+            (spec.exclusive_minimum, lambda v, b: v > b, "must be > {}"),
+            (spec.exclusive_maximum, lambda v, b: v < b, "must be < {}"),
+            (spec.multiple_of, is_multiple_of, "must be a multiple of {}"),
+        ):
+            if bound is not None:
+                steps.append(simple(
+                    lambda v, b=bound, t=test: not _is_number(v) or t(v, b), words.format(bound)  # type: ignore[misc]
+                ))
+        strings = (
+            (spec.min_length, lambda v, n: len(v) >= n, "must be at least {}"),
+            (spec.max_length, lambda v, n: len(v) <= n, "must be at most {}"),
+        )
+        for size, test, words in strings:
+            if size is not None:
+                steps.append(simple(
+                    lambda v, n=size, t=test: not isinstance(v, str) or t(v, n),  # type: ignore[misc]
+                    words.format(count_phrase(size, "character", "characters")),
+                ))
+        if spec.pattern is not None:
+            regex, source = spec.pattern
+            steps.append(simple(
+                lambda v: not isinstance(v, str) or regex.search(v) is not None, f"must match pattern {source!r}"
+            ))
+        if spec.format is not None:
+            check = spec.format
+            steps.append(simple(lambda v: not isinstance(v, str) or check(v), f"must match format {spec.format_name!r}"))
+        steps.extend(self._choice_steps(spec))
+        return steps
+
+    def _choice_steps(self, spec: Spec) -> list[Step]:
+        steps: list[Step] = []
+        if spec.not_ is not None:
+            check = self.yes_no(spec.not_)
+            words = "must not be " + describe_schema(spec.not_.schema)
+
+            def negation(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+                if check(value, dyn):
+                    out.append((path, False, f"{subject(path)} {words}"))
+                return False
+
+            steps.append(negation)
+        for branches, exactly in ((spec.any_of, False), (spec.one_of, True)):
+            if branches:
+                steps.append(self._choice(branches, exactly))
+        return steps
+
+    def _choice(self, branches: list[Located], exactly: bool) -> Step:
+        checks = [self.yes_no(branch) for branch in branches]
+        collectors = [self.collector(branch) for branch in branches]
+        accepts = [self._type_gate(branch) for branch in branches]
+        names = ", ".join(describe_schema(branch.schema) for branch in branches)
+        words = f"must match {'exactly' if exactly else 'at least'} one of: {names}"
+        self.needs_sort = True
+
+        def choice(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+            hits = sum(1 for check in checks if check(value, dyn))
+            if hits == 1 or (hits > 1 and not exactly):
+                return False
+            if hits > 1:
+                out.append((path, False, f"{subject(path)} {words} (it matches {hits})"))
+                return False
+            candidates = [i for i, accept in enumerate(accepts) if accept(value)]
+            if len(candidates) == 1:
+                collectors[candidates[0]](value, path, out, dyn)
+            else:
+                out.append((path, False, f"{subject(path)} {words}"))
+            return False
+
+        return choice
+
+    def _type_gate(self, node: Located) -> Callable[[Any], bool]:
+        """Whether a value is of the type a branch declares (through $ref): picks the branch worth explaining."""
+        for _ in range(8):
+            spec = self.specs.spec(node)
+            if spec.types is not None:
+                tests = [_TYPE_OF[name] for name in spec.types]
+                return lambda v: any(test(v) for test in tests)
+            if spec.const is not None or spec.enum is not None:
+                return matcher(list(spec.enum or []) + ([spec.const[0]] if spec.const else []))
+            if spec.ref is None:
+                break
+            node = spec.ref
+        return lambda v: True
+
+    # -- objects ----------------------------------------------------------------------------------------
+    def _object_steps(self, spec: Spec) -> list[Step]:
+        steps: list[Step] = []
+        if spec.min_properties is not None or spec.max_properties is not None:
+            low, high = spec.min_properties, spec.max_properties
+
+            def sizes(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+                if isinstance(value, dict):
+                    if low is not None and len(value) < low:
+                        words = "must have at least " + count_phrase(low, "property", "properties")
+                        out.append((path, False, f"{subject(path)} {words}"))
+                    elif high is not None and len(value) > high:
+                        words = "must have at most " + count_phrase(high, "property", "properties")
+                        out.append((path, False, f"{subject(path)} {words}"))
+                return False
+
+            steps.append(sizes)
+        if spec.required or spec.dependent_required:
+            required, dependent = spec.required, spec.dependent_required
+
+            def presence(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+                if isinstance(value, dict):
+                    for name in required:
+                        if name not in value:
+                            where = path + (name,)
+                            out.append((where, True, f"missing required property '{render_path(where)}'"))
+                    for trigger, names in dependent:
+                        if trigger in value:
+                            for name in names:
+                                if name not in value:
+                                    where = path + (name,)
+                                    because = render_path(path + (trigger,))
+                                    message = f"missing property '{render_path(where)}' (required when '{because}' is present)"
+                                    out.append((where, True, message))
+                return False
+
+            steps.append(presence)
+        if spec.properties or spec.pattern_properties or spec.additional is not None:
+            steps.append(self._members(spec))
+        if spec.property_names is not None:
+            names = self.collector(spec.property_names)
+
+            def property_names(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+                if isinstance(value, dict):
+                    for key in value:
+                        found: list[Record] = []
+                        names(key, path + (key,), found, dyn)
+                        out.extend((where, False, "name of " + message) for where, _, message in found[:1])
+                return False
+
+            steps.append(property_names)
+        return steps
+
+    def _members(self, spec: Spec) -> Step:
+        declared = {name: self.collector(child) for name, child in spec.properties}
+        patterns = [(regex, self.collector(child)) for regex, _, child in spec.pattern_properties]
+        extra = self.collector(spec.additional) if spec.additional is not None else None
+        suggest = self.hints and spec.additional is not None and spec.additional.schema is False and declared
+
+        def members(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+            if not isinstance(value, dict):
+                return False
+            for key, item in value.items():
+                where = path + (key,)
+                matched = False
+                own = declared.get(key)
+                if own is not None:
+                    own(item, where, out, dyn)
+                    matched = True
+                for regex, collect in patterns:
+                    if regex.search(key) is not None:
+                        collect(item, where, out, dyn)
+                        matched = True
+                if not matched and extra is not None:
+                    if suggest:
+                        guess = closest_name(key, [name for name in declared if name not in value])
+                        if guess is not None:
+                            hint = f"{_not_allowed(where)} (did you mean '{guess}'?)"
+                            out.append((where, False, hint))
+                            continue
+                    extra(item, where, out, dyn)
+            return False
+
+        return members
+
+    # -- arrays -----------------------------------------------------------------------------------------
+    def _array_steps(self, spec: Spec) -> list[Step]:
+        steps: list[Step] = []
+        low, high, unique = spec.min_items, spec.max_items, spec.unique_items
+        if low is not None or high is not None or unique:
+
+            def sizes(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+                if isinstance(value, (list, tuple)):
+                    if low is not None and len(value) < low:
+                        words = "must have at least " + count_phrase(low, "item", "items")
+                    elif high is not None and len(value) > high:
+                        words = "must have at most " + count_phrase(high, "item", "items")
+                    elif unique and not has_unique_items(value):
+                        words = "must not contain duplicate items"
+                    else:
+                        return False
+                    out.append((path, False, f"{subject(path)} {words}"))
+                return False
+
+            steps.append(sizes)
+        if spec.contains is not None:
+            check = self.yes_no(spec.contains)
+            least, most = spec.min_contains, spec.max_contains
+            what = describe_schema(spec.contains.schema)
+
+            def contains(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+                if isinstance(value, (list, tuple)):
+                    hits = sum(1 for item in value if check(item, dyn))
+                    if hits < least:
+                        words = f"must contain at least {count_phrase(least, 'item', 'items')} that match {what}"
+                        out.append((path, False, f"{subject(path)} {words}"))
+                    elif most is not None and hits > most:
+                        words = f"must contain at most {count_phrase(most, 'item', 'items')} that match {what}"
+                        out.append((path, False, f"{subject(path)} {words}"))
+                return False
+
+            steps.append(contains)
+        if spec.prefix_items or spec.items is not None:
+            prefix = [self.collector(child) for child in spec.prefix_items]
+            rest = self.collector(spec.items) if spec.items is not None else None
+
+            def items(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+                if isinstance(value, (list, tuple)):
+                    for position, item in enumerate(value):
+                        if position < len(prefix):
+                            prefix[position](item, path + (position,), out, dyn)
+                        elif rest is not None:
+                            rest(item, path + (position,), out, dyn)
+                        else:
+                            break
+                return False
+
+            steps.append(items)
+        return steps
+
+    # -- in-place applicators and unevaluated* ----------------------------------------------------------
+    def _in_place_steps(self, spec: Spec) -> list[Step]:
+        steps: list[Step] = []
+        sources = int(bool(spec.properties or spec.pattern_properties or spec.additional or spec.required))
+        applied = [*([spec.ref] if spec.ref is not None and spec.dynamic_name is None else []), *spec.all_of]
+        for node in applied:
+            collect = self.collector(node)
+            steps.append(lambda v, p, o, d, c=collect: c(v, p, o, d) or False)  # type: ignore[misc]
+        sources += len(applied)
+        if spec.dynamic_name is not None:
+            steps.append(self._dynamic_step(spec))
+            sources += 1
+        for trigger, node in spec.dependent_schemas:
+            collect = self.collector(node)
+
+            def dependent(v: Any, p: tuple[Any, ...], o: list[Record], d: tuple[str, ...], c: Collector = collect,
+                          t: str = trigger) -> bool:
+                if isinstance(v, dict) and t in v:
+                    c(v, p, o, d)
+                return False
+
+            steps.append(dependent)
+            sources += 1
+        if spec.if_ is not None and (spec.then is not None or spec.else_ is not None):
+            test = self.yes_no(spec.if_)
+            then = self.collector(spec.then) if spec.then is not None else None
+            other = self.collector(spec.else_) if spec.else_ is not None else None
+
+            def condition(v: Any, p: tuple[Any, ...], o: list[Record], d: tuple[str, ...]) -> bool:
+                chosen = then if test(v, d) else other
+                if chosen is not None:
+                    chosen(v, p, o, d)
+                return False
+
+            steps.append(condition)
+            sources += 1
+        if sources > 1 or spec.has_unevaluated:
+            self.needs_sort = True
+        return steps
+
+    def _dynamic_step(self, spec: Spec) -> Step:
+        assert spec.ref is not None and spec.dynamic_name is not None
+        table = {
+            resource: anchors[spec.dynamic_name]
+            for resource, anchors in self.specs.index.dynamic_anchors.items()
+            if spec.dynamic_name in anchors
+        }
+        for target in table.values():
+            self.collector(target)
+        fallback = spec.ref
+        self.collector(fallback)
+
+        def dynamic(v: Any, p: tuple[Any, ...], o: list[Record], d: tuple[str, ...]) -> bool:
+            target = next((table[r] for r in d if r in table), fallback)
+            self.collector(target)(v, p, o, d + (target.base,))
+            return False
+
+        return dynamic
+
+    def _unevaluated_steps(self, spec: Spec) -> list[Step]:
+        if not spec.has_unevaluated:
+            return []
+        in_place = [self.evaluated(node) for node in spec.in_place() if node is not spec.if_]
+        if_evaluated = self.evaluated(spec.if_) if spec.if_ is not None else None
+        if_test = self.yes_no(spec.if_) if spec.if_ is not None else None
+        then_or_else = {
+            True: self.evaluated(spec.then) if spec.then is not None else None,
+            False: self.evaluated(spec.else_) if spec.else_ is not None else None,
+        }
+        in_place = [self.evaluated(node) for node in spec.in_place() if node not in (spec.if_, spec.then, spec.else_)]
+        declared = {name for name, _ in spec.properties}
+        patterns = [regex for regex, _, _ in spec.pattern_properties]
+        contains = self.yes_no(spec.contains) if spec.contains is not None else None
+        leftover_properties = (
+            self.collector(spec.unevaluated_properties) if spec.unevaluated_properties is not None else None
+        )
+        leftover_items = self.collector(spec.unevaluated_items) if spec.unevaluated_items is not None else None
+        prefix = len(spec.prefix_items)
+        has_items, has_additional = spec.items is not None, spec.additional is not None
+
+        def seen_by_applicators(v: Any, d: tuple[str, ...]) -> set[Any]:
+            seen: set[Any] = set()
+            for evaluate in in_place:
+                found = evaluate(v, d)
+                if found is not None:
+                    seen |= found
+            if if_test is not None and if_evaluated is not None:
+                passed = if_test(v, d)
+                if passed:
+                    seen |= if_evaluated(v, d)
+                branch = then_or_else[passed]
+                if branch is not None:
+                    found = branch(v, d)
+                    if found is not None:
+                        seen |= found
+            return seen
+
+        def unevaluated(v: Any, p: tuple[Any, ...], o: list[Record], d: tuple[str, ...]) -> bool:
+            if isinstance(v, dict) and leftover_properties is not None and not has_additional:
+                seen = seen_by_applicators(v, d)
+                for key, item in v.items():
+                    if key in seen or key in declared or any(r.search(key) for r in patterns):
+                        continue
+                    leftover_properties(item, p + (key,), o, d)
+            elif isinstance(v, (list, tuple)) and leftover_items is not None and not has_items:
+                seen = seen_by_applicators(v, d)
+                for position, item in enumerate(v):
+                    if position < prefix or position in seen:
+                        continue
+                    if contains is not None and contains(item, d):
+                        continue
+                    leftover_items(item, p + (position,), o, d)
+            return False
+
+        return [unevaluated]
+
+
+def finish(records: list[Record], instance: Any, needs_sort: bool) -> list[str]:
+    """One message per location, in the contract's order (missing first, then by position in the instance)."""
+    if not records:
+        return ["value does not match the schema"]
+    seen: dict[tuple[Any, ...], Record] = {}
+    for record in records:
+        if record[0] not in seen:
+            seen[record[0]] = record
+    kept = list(seen.values())
+    if needs_sort and len(kept) > 1:
+        positions: dict[int, dict[Any, int]] = {}
+
+        def order(record: Record) -> tuple[Any, ...]:
+            ranks = []
+            current = instance
+            for segment in record[0]:
+                if isinstance(current, dict):
+                    index = positions.get(id(current))
+                    if index is None:
+                        index = positions[id(current)] = {key: i for i, key in enumerate(current)}
+                    rank = index.get(segment)
+                    ranks.append((0, 0) if rank is None else (1, rank))
+                    current = current.get(segment)
+                else:
+                    ranks.append((1, segment if isinstance(segment, int) else 0))
+                    current = current[segment] if isinstance(current, (list, tuple)) and isinstance(
+                        segment, int) and segment < len(current) else None
+            return tuple(ranks)
+
+        kept.sort(key=order)
+    return [message for _, _, message in kept]

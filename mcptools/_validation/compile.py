@@ -1,0 +1,120 @@
+"""``compile_schema``: one JSON Schema (draft 2020-12) -> one ``Validator``, compiled once and reused.
+
+The valid path is generated Python (see ``codegen``); the all-errors path (see ``collect``) runs only when the
+valid path has already said no, so a valid call pays for nothing but its own checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, final
+
+from mcptools._errors import SchemaError
+
+from .codegen import Generator, NeedsDynamicScope
+from .collect import Collectors, finish
+from .keywords import SpecTable
+from .resolve import DEFAULT_BASE, VALIDATION_VOCABULARY, Index, check_dialect
+
+__all__ = ["TOO_DEEP", "Validator", "compile_schema"]
+
+TOO_DEEP = "value nests too deeply to validate"
+
+
+@final
+class Validator:
+    """A compiled schema. ``is_valid(instance) -> bool``; ``errors(instance) -> list[str]`` (empty when valid).
+
+    Both are plain generated functions stored on the instance, so calling one costs a single Python call.
+    """
+
+    __slots__ = ("errors", "is_valid", "schema", "source")
+
+    def __init__(
+        self,
+        schema: Any,
+        is_valid: Callable[[Any], bool],
+        errors: Callable[[Any], list[str]],
+        source: str,
+    ) -> None:
+        self.schema = schema
+        self.is_valid = is_valid
+        self.errors = errors
+        # The generated valid-path source, for debugging and for the tests that check no value was spliced in.
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Validator({self.schema!r})"
+
+
+def compile_schema(
+    schema: Any,
+    *,
+    format_assertion: bool = False,
+    hints: bool = False,
+    resources: Mapping[str, Any] | None = None,
+) -> Validator:
+    """Compile ``schema`` (a draft 2020-12 JSON Schema) into a ``Validator``.
+
+    ``format_assertion`` makes ``format`` reject strings not in date-time, date, time, email, uri, uuid, ipv4,
+    ipv6 or hostname format (by default it is an annotation, as the dialect says). ``hints`` adds
+    `` (did you mean 'x'?)`` to ``unexpected property`` errors when a declared name is close; off by default
+    because the contract's strings are exact. ``resources`` maps URIs to schema documents that ``$ref`` may
+    use; nothing is ever fetched. Raises ``SchemaError`` naming the keyword and its location.
+    """
+    index = Index()
+    root = index.add_document(schema, DEFAULT_BASE, "")
+    extra = dict(resources or {})
+    for uri, document in extra.items():
+        index.add_document(document, uri, uri)
+    vocabularies = check_dialect(schema, index, extra)
+    validation = vocabularies is None or VALIDATION_VOCABULARY in vocabularies
+    specs = SpecTable(index, format_assertion=format_assertion, validation=validation)
+    try:
+        return _build(schema, root, specs, hints=hints, dynamic=False)
+    except NeedsDynamicScope:
+        return _build(schema, root, specs, hints=hints, dynamic=True)
+    except RecursionError:
+        raise SchemaError("the schema nests too deeply to compile; flatten it with $defs") from None
+
+
+def _build(schema: Any, root: Any, specs: SpecTable, *, hints: bool, dynamic: bool) -> Validator:
+    generator = Generator(specs, dynamic=dynamic)
+    collectors = Collectors(specs, generator, hints=hints)
+    collect_root = collectors.collector(root)
+    generator.write_entry("is_valid", root, "return False", "True", "False")
+    generator.write_entry("errors", root, "return SLOW(x)", "[]", "[TOO_DEEP]")
+    generator.write_pending()
+    source = _fill_empty_blocks(generator.lines)
+    namespace = generator.namespace
+    root_scope = (root.base,) if dynamic else ()
+
+    def slow(instance: Any) -> list[str]:
+        records: list[Any] = []
+        try:
+            collect_root(instance, (), records, root_scope)
+            return finish(records, instance, collectors.needs_sort)
+        except RecursionError:
+            return [TOO_DEEP]
+
+    namespace["SLOW"] = slow
+    namespace["TOO_DEEP"] = TOO_DEEP
+    exec(compile(source, "<mcptools compiled schema>", "exec"), namespace)  # noqa: S102 - our own source
+    for table in namespace.pop("_links", []):
+        for entry in table.values():
+            entry[0] = namespace[entry[0]]
+    return Validator(schema, namespace["is_valid"], namespace["errors"], source)
+
+
+def _fill_empty_blocks(lines: list[str]) -> str:
+    """Join the generated lines, giving ``pass`` to any block the generator left empty."""
+    flat = [line for chunk in lines for line in chunk.split("\n")]
+    filled: list[str] = []
+    for i, line in enumerate(flat):
+        filled.append(line)
+        if line.endswith(":"):
+            indent = len(line) - len(line.lstrip())
+            following = flat[i + 1] if i + 1 < len(flat) else ""
+            if len(following) - len(following.lstrip()) <= indent:
+                filled.append(" " * (indent + 4) + "pass")
+    return "\n".join(filled) + "\n"

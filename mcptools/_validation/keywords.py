@@ -1,0 +1,289 @@
+"""One schema object, read once: its keyword values checked (``SchemaError`` otherwise) and its references resolved.
+
+Both the code generator (the valid path) and the error collector (the all-errors path) read ``Spec`` objects, so
+a keyword value is checked in exactly one place and the two paths cannot disagree about what a schema means.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, final
+
+from mcptools._errors import SchemaError
+from mcptools._json import JSON_TYPE_NAMES
+
+from .formats import FORMAT_CHECKS
+from .regex import compile_pattern
+from .resolve import VALIDATION_KEYWORDS, Index, Located
+
+if TYPE_CHECKING:
+    import re
+
+__all__ = ["Spec", "SpecTable", "node_key"]
+
+
+def node_key(node: Located) -> tuple[Any, ...]:
+    schema = node.schema
+    return (id(schema) if isinstance(schema, dict) else repr(schema), node.base)
+
+
+@final
+class Spec:
+    """The checked, resolved keywords of one schema object; absent keywords are ``None`` or empty."""
+
+    __slots__ = (
+        "additional", "all_of", "any_of", "boolean", "const", "contains", "dependent_required",
+        "dependent_schemas", "dynamic_name", "else_", "enum", "exclusive_maximum", "exclusive_minimum",
+        "format", "format_name", "if_", "items", "max_contains", "max_items", "max_length", "max_properties",
+        "maximum", "min_contains", "min_items", "min_length", "min_properties", "minimum", "multiple_of",
+        "node", "not_", "one_of", "pattern", "pattern_properties", "prefix_items", "properties",
+        "property_names", "ref", "required", "then", "types", "unevaluated_items",
+        "unevaluated_properties", "unique_items",
+    )
+
+    def __init__(self, node: Located) -> None:
+        self.node = node
+        self.boolean: bool | None = None
+        self.types: list[str] | None = None
+        self.enum: list[Any] | None = None
+        self.const: tuple[Any] | None = None
+        self.minimum: int | float | None = None
+        self.maximum: int | float | None = None
+        self.exclusive_minimum: int | float | None = None
+        self.exclusive_maximum: int | float | None = None
+        self.multiple_of: int | float | None = None
+        self.min_length: int | None = None
+        self.max_length: int | None = None
+        self.pattern: tuple[re.Pattern[str], str] | None = None
+        self.format: Any = None  # the check function when asserting
+        self.format_name: str | None = None
+        self.min_items: int | None = None
+        self.max_items: int | None = None
+        self.unique_items = False
+        self.prefix_items: list[Located] = []
+        self.items: Located | None = None
+        self.contains: Located | None = None
+        self.min_contains = 1
+        self.max_contains: int | None = None
+        self.unevaluated_items: Located | None = None
+        self.properties: list[tuple[str, Located]] = []
+        self.pattern_properties: list[tuple[re.Pattern[str], str, Located]] = []
+        self.additional: Located | None = None
+        self.unevaluated_properties: Located | None = None
+        self.property_names: Located | None = None
+        self.required: list[str] = []
+        self.dependent_required: list[tuple[str, list[str]]] = []
+        self.dependent_schemas: list[tuple[str, Located]] = []
+        self.min_properties: int | None = None
+        self.max_properties: int | None = None
+        self.all_of: list[Located] = []
+        self.any_of: list[Located] = []
+        self.one_of: list[Located] = []
+        self.not_: Located | None = None
+        self.if_: Located | None = None
+        self.then: Located | None = None
+        self.else_: Located | None = None
+        self.ref: Located | None = None
+        # $dynamicRef: ``ref`` holds its static target; ``dynamic_name`` is set when the target is a bookend
+        self.dynamic_name: str | None = None
+
+    @property
+    def has_unevaluated(self) -> bool:
+        return self.unevaluated_items is not None or self.unevaluated_properties is not None
+
+    def in_place(self) -> list[Located]:
+        """The subschemas applied to this same instance (whose annotations count for unevaluated*)."""
+        found = [*self.all_of, *self.any_of, *self.one_of]
+        for single in (self.ref, self.if_, self.then, self.else_):
+            if single is not None:
+                found.append(single)
+        found.extend(schema for _, schema in self.dependent_schemas)
+        return found
+
+
+@final
+class SpecTable:
+    """Reads each schema object into a ``Spec`` once, whatever path reaches it."""
+
+    __slots__ = ("_specs", "format_assertion", "index", "validation")
+
+    def __init__(self, index: Index, *, format_assertion: bool, validation: bool) -> None:
+        self.index = index
+        self.format_assertion = format_assertion
+        self.validation = validation
+        self._specs: dict[tuple[Any, ...], Spec] = {}
+
+    def spec(self, node: Located) -> Spec:
+        key = node_key(node)
+        found = self._specs.get(key)
+        if found is None:
+            found = self._specs[key] = self._read(node)
+        return found
+
+    def _read(self, node: Located) -> Spec:
+        spec = Spec(node)
+        schema = node.schema
+        if isinstance(schema, bool):
+            spec.boolean = schema
+            return spec
+        if not isinstance(schema, dict):
+            raise SchemaError(f"the schema at '{node.where()}' must be an object or a boolean, got {schema!r}")
+        where = node.where()
+        validation = self.validation
+
+        def bad(keyword: str, expected: str) -> SchemaError:
+            return SchemaError(f"'{keyword}' at '{where}' must be {expected}, got {schema[keyword]!r}")
+
+        def count(keyword: str) -> int | None:
+            if keyword not in schema or (not validation and keyword in VALIDATION_KEYWORDS):
+                return None
+            value = schema[keyword]
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if type(value) is not int or value < 0:
+                raise bad(keyword, "a non-negative integer")
+            return value
+
+        def number(keyword: str) -> int | float | None:
+            if keyword not in schema or not validation:
+                return None
+            value = schema[keyword]
+            if type(value) not in (int, float):
+                raise bad(keyword, "a number")
+            return value  # type: ignore[no-any-return]
+
+        def subschema(keyword: str) -> Located | None:
+            return node.child(keyword) if keyword in schema else None
+
+        def subschemas(keyword: str) -> list[Located]:
+            if keyword not in schema:
+                return []
+            value = schema[keyword]
+            if not isinstance(value, list) or not value:
+                raise bad(keyword, "a non-empty array of schemas")
+            return [node.child(keyword, i) for i in range(len(value))]
+
+        def schema_map(keyword: str) -> list[tuple[str, Located]]:
+            if keyword not in schema:
+                return []
+            value = schema[keyword]
+            if not isinstance(value, dict):
+                raise bad(keyword, "an object of schemas")
+            return [(name, node.child(keyword, name)) for name in value]
+
+        if validation:
+            self._read_validation(spec, schema, bad)
+        spec.minimum = number("minimum")
+        spec.maximum = number("maximum")
+        spec.exclusive_minimum = number("exclusiveMinimum")
+        spec.exclusive_maximum = number("exclusiveMaximum")
+        spec.multiple_of = number("multipleOf")
+        if spec.multiple_of is not None and spec.multiple_of <= 0:
+            raise bad("multipleOf", "a number greater than 0")
+        spec.min_length = count("minLength")
+        spec.max_length = count("maxLength")
+        spec.min_items = count("minItems")
+        spec.max_items = count("maxItems")
+        spec.min_properties = count("minProperties")
+        spec.max_properties = count("maxProperties")
+        spec.max_contains = count("maxContains")
+        min_contains = count("minContains")
+        if min_contains is not None:
+            spec.min_contains = min_contains
+        if "format" in schema:
+            name = schema["format"]
+            if not isinstance(name, str):
+                raise bad("format", "a string")
+            spec.format_name = name
+            if self.format_assertion:
+                spec.format = FORMAT_CHECKS.get(name)
+        spec.prefix_items = subschemas("prefixItems")
+        spec.items = subschema("items")
+        spec.contains = subschema("contains")
+        spec.unevaluated_items = subschema("unevaluatedItems")
+        spec.properties = schema_map("properties")
+        for pattern, child in schema_map("patternProperties"):
+            spec.pattern_properties.append((compile_pattern(pattern, where + "/patternProperties"), pattern, child))
+        spec.additional = subschema("additionalProperties")
+        spec.unevaluated_properties = subschema("unevaluatedProperties")
+        spec.property_names = subschema("propertyNames")
+        spec.dependent_schemas = schema_map("dependentSchemas")
+        schema_map("$defs")
+        spec.all_of = subschemas("allOf")
+        spec.any_of = subschemas("anyOf")
+        spec.one_of = subschemas("oneOf")
+        spec.not_ = subschema("not")
+        spec.if_ = subschema("if")
+        if spec.if_ is not None:
+            spec.then = subschema("then")
+            spec.else_ = subschema("else")
+        self._read_references(spec, schema, node)
+        return spec
+
+    def _read_validation(self, spec: Spec, schema: dict[str, Any], bad: Any) -> None:
+        if "type" in schema:
+            kind = schema["type"]
+            names = [kind] if isinstance(kind, str) else kind
+            if (
+                not isinstance(names, list)
+                or not names
+                or not all(isinstance(name, str) and name in JSON_TYPE_NAMES for name in names)
+                or len(set(names)) != len(names)
+            ):
+                raise bad("type", f"one of {sorted(JSON_TYPE_NAMES)} or a list of distinct ones")
+            spec.types = names
+        if "enum" in schema:
+            if not isinstance(schema["enum"], list):
+                raise bad("enum", "an array")
+            spec.enum = schema["enum"]
+        if "const" in schema:
+            spec.const = (schema["const"],)
+        if "pattern" in schema:
+            source = schema["pattern"]
+            spec.pattern = (compile_pattern(source, spec.node.where() + "/pattern"), source)
+        if "uniqueItems" in schema:
+            if not isinstance(schema["uniqueItems"], bool):
+                raise bad("uniqueItems", "a boolean")
+            spec.unique_items = schema["uniqueItems"]
+        if "required" in schema:
+            required = schema["required"]
+            if not isinstance(required, list) or not all(isinstance(name, str) for name in required):
+                raise bad("required", "an array of property names")
+            spec.required = list(dict.fromkeys(required))
+        if "dependentRequired" in schema:
+            value = schema["dependentRequired"]
+            if not isinstance(value, dict) or not all(
+                isinstance(names, list) and all(isinstance(name, str) for name in names) for names in value.values()
+            ):
+                raise bad("dependentRequired", "an object of arrays of property names")
+            spec.dependent_required = [(name, names) for name, names in value.items() if names]
+
+    def _read_references(self, spec: Spec, schema: dict[str, Any], node: Located) -> None:
+        for keyword in ("$ref", "$dynamicRef"):
+            if keyword not in schema:
+                continue
+            reference = schema[keyword]
+            if not isinstance(reference, str):
+                raise SchemaError(f"'{keyword}' at '{node.where()}' must be a URI string, got {reference!r}")
+            target = self.index.lookup(reference, node, keyword)
+            if keyword == "$ref":
+                spec.ref = target
+                continue
+            fragment = reference.partition("#")[2]
+            dynamic = (
+                fragment
+                and not fragment.startswith("/")
+                and isinstance(target.schema, dict)
+                and target.schema.get("$dynamicAnchor") == fragment
+            )
+            if spec.ref is None and not dynamic:
+                spec.ref = target
+            elif spec.ref is None:
+                spec.ref = target
+                spec.dynamic_name = fragment
+            else:
+                # Both keywords: keep $ref in ``ref`` and apply the $dynamicRef through allOf semantics.
+                spec.all_of = [*spec.all_of, target]
+                if dynamic:
+                    raise SchemaError(
+                        f"'$dynamicRef' beside '$ref' at '{node.where()}' is not supported; wrap one in 'allOf'"
+                    )

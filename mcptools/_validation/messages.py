@@ -1,0 +1,116 @@
+"""The error grammar: the contract's strings, and the same voice with a path for everything deeper.
+
+Every message is ``<subject> <predicate>`` or one of the contract's fixed shapes:
+
+- ``missing required property '<path>'``
+- ``unexpected property '<path>'`` (optionally `` (did you mean '<name>'?)`` when compiled with ``hints=True``)
+- ``<subject> must be <type>`` / ``<subject> must be one of [...]`` / ``<subject> must be >= 1`` ...
+
+The subject is ``value`` for the instance itself, ``property '<path>'`` below an object and ``item '<path>'``
+below an array, where the path joins names with dots and indices with brackets: ``where.street``, ``tags[2]``,
+``[0].name``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "closest_name",
+    "count_phrase",
+    "describe_schema",
+    "render_path",
+    "subject",
+    "type_phrase",
+]
+
+Path = tuple[Any, ...]
+
+
+def render_path(path: Path) -> str:
+    """``('where', 'street')`` -> ``where.street``; ``('tags', 2)`` -> ``tags[2]``; ``(0, 'a')`` -> ``[0].a``."""
+    parts: list[str] = []
+    for segment in path:
+        if type(segment) is int:
+            parts.append(f"[{segment}]")
+        elif parts:
+            parts.append("." + segment)
+        else:
+            parts.append(segment)
+    return "".join(parts)
+
+
+def subject(path: Path) -> str:
+    if not path:
+        return "value"
+    noun = "item" if type(path[0]) is int else "property"
+    return f"{noun} '{render_path(path)}'"
+
+
+def type_phrase(types: list[str]) -> str:
+    """``['string']`` -> ``string``; ``['string', 'null']`` -> ``string or null``; three -> ``a, b or c``."""
+    if len(types) == 1:
+        return types[0]
+    return ", ".join(types[:-1]) + " or " + types[-1]
+
+
+def count_phrase(count: Any, singular: str, plural: str) -> str:
+    return f"{count} {singular if count == 1 else plural}"
+
+
+def describe_schema(schema: Any) -> str:
+    """A few words naming a subschema, for anyOf / oneOf / not messages: its type, enum, const or $ref name."""
+    if schema is True:
+        return "anything"
+    if schema is False or not isinstance(schema, dict):
+        return "nothing"
+    if isinstance(schema.get("title"), str):
+        return schema["title"]
+    if "const" in schema:
+        return repr(schema["const"])
+    if isinstance(schema.get("enum"), list):
+        return "one of " + repr(schema["enum"])
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return kind
+    if isinstance(kind, list) and all(isinstance(k, str) for k in kind) and kind:
+        return type_phrase(kind)
+    reference = schema.get("$ref")
+    if isinstance(reference, str):
+        return reference.rsplit("/", 1)[-1] or reference
+    return "a schema"
+
+
+def closest_name(name: str, candidates: list[str]) -> str | None:
+    """The candidate a misspelt ``name`` most likely meant (edit distance at most 2, or a case change)."""
+    best: str | None = None
+    best_distance = 3
+    lowered = name.lower()
+    for candidate in candidates:
+        if candidate.lower() == lowered:
+            return candidate
+        if abs(len(candidate) - len(name)) >= best_distance:
+            continue
+        distance = _edit_distance(lowered, candidate.lower(), best_distance)
+        if distance < best_distance:
+            best, best_distance = candidate, distance
+    if best is not None and best_distance >= len(name):
+        return None
+    return best
+
+
+def _edit_distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance (a swap of two neighbours counts once), capped at ``limit``."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) >= limit:
+            return limit
+        previous2, previous = previous, current
+    return previous[-1]
