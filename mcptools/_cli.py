@@ -2,6 +2,7 @@
 
     mcptools list TARGET
     mcptools call TARGET TOOL [ARGUMENTS_JSON]
+    mcptools serve TARGET [--http] [--host H] [--port P]
 
 TARGET is a Python file (``examples/weather.py``), a module (``app.tools``), or either followed by
 ``:attribute`` to name one registry when the module holds several.
@@ -21,6 +22,7 @@ from typing import Any
 
 from ._errors import ToolDefinitionError
 from ._registry import ToolRegistry
+from ._transports import add_serve_arguments, run_serve
 
 __all__ = ["TargetError", "load_registry", "main"]
 
@@ -116,6 +118,10 @@ def _call(args: argparse.Namespace) -> int:
     return 0 if isinstance(result, dict) and result.get("isError") is False else 1
 
 
+def _serve(args: argparse.Namespace) -> int:
+    return run_serve(args, load_registry, (TargetError, ToolDefinitionError))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mcptools", description="Typed MCP tools: list, call and serve them.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -127,6 +133,9 @@ def _parser() -> argparse.ArgumentParser:
     calling.add_argument("tool", metavar="TOOL", help="the tool's name")
     calling.add_argument("arguments", metavar="ARGUMENTS", nargs="?", default="{}", help="a JSON object")
     calling.set_defaults(run=_call)
+    serving = commands.add_parser("serve", help="serve the tools over MCP (stdio, or --http)")
+    add_serve_arguments(serving)
+    serving.set_defaults(run=_serve)
     return parser
 
 

@@ -1,31 +1,35 @@
 """The method table: one decoded JSON-RPC message in, the response out.
 
-``handle`` is a function of (registry, message); transports only move bytes. It never raises: whatever arrives,
-the caller gets a JSON-RPC response (or ``None`` for a notification or a response), and a tool never sees
-arguments that failed validation.
+``handle`` is a function of (registry, message); transports only move bytes. It never raises: whatever
+arrives, the caller gets a JSON-RPC response (or ``None`` for a notification or a response), and a tool never
+sees arguments that failed validation.
+
+The common case, a sync tool without a ``Context`` called through the sync ``handle``, runs straight through
+this module with no event loop. Everything else (``initialize``, ``server/discover``, requests naming a
+protocol revision in ``_meta``, async tools, tools that take a ``Context``, and all of ``handle_async``) goes
+to the protocol engine in ``_protocol.engine``, which serves both protocol generations.
 """
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from ._call import failure_result, invalid_arguments_result, run_coroutine, text_result
-from ._context import Context
 from ._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
-    METHOD_NOT_FOUND,
     RequestId,
     classify,
     echo_id,
     error_response,
     result_response,
 )
+from ._protocol.engine import engine_for
+from ._protocol.session import Session
 
 if TYPE_CHECKING:
     from ._registry import Tool, ToolRegistry
@@ -35,8 +39,6 @@ __all__ = ["handle", "handle_async"]
 logger = logging.getLogger("mcptools")
 
 Response = dict[str, Any]
-Handler = Callable[["ToolRegistry", RequestId, dict[str, Any]], Response]
-AsyncHandler = Callable[["ToolRegistry", RequestId, dict[str, Any]], Awaitable[Response]]
 
 
 def _invalid_request(message: object) -> Response:
@@ -50,12 +52,6 @@ def _invalid_request(message: object) -> Response:
 
 def _ping(registry: ToolRegistry, request_id: RequestId, params: dict[str, Any]) -> Response:
     return result_response(request_id, {"resultType": "complete"})
-
-
-def _tools_list(registry: ToolRegistry, request_id: RequestId, params: dict[str, Any]) -> Response:
-    # A copy, so that a caller who edits the response cannot edit the registry's published schemas.
-    tools = copy.deepcopy(registry.list_tools())
-    return result_response(request_id, {"resultType": "complete", "tools": tools})
 
 
 def _prepare_call(
@@ -79,80 +75,75 @@ def _prepare_call(
     return tool, arguments
 
 
-def _kwargs(tool: Tool, arguments: dict[str, Any], request_id: RequestId) -> dict[str, Any]:
-    kwargs = tool.convert(arguments) if tool.convert is not None else arguments
-    if tool.context_param is not None:
-        kwargs = {**kwargs, tool.context_param: Context(request_id)}
-    return kwargs
+def _tool_result(registry: ToolRegistry, tool: Tool, value: Any) -> dict[str, Any]:
+    if type(value) is str and tool.output_schema is None:
+        return text_result(value, is_error=False)
+    return engine_for(registry).build_result(tool, value)
 
 
-def _tool_result(tool: Tool, value: Any) -> dict[str, Any]:
-    return text_result(str(value), is_error=False)
-
-
-def _tools_call(registry: ToolRegistry, request_id: RequestId, params: dict[str, Any]) -> Response:
+def _tools_call(registry: ToolRegistry, request_id: RequestId, params: dict[str, Any]) -> Response | None:
     prepared = _prepare_call(registry, request_id, params)
     if type(prepared) is dict:
         return prepared
     tool, arguments = prepared
+    if tool.is_async or tool.context_param is not None:
+        return None  # the engine's job: it needs an event loop, or a Context wired to a session
     try:
-        value = tool.fn(**_kwargs(tool, arguments, request_id))
-        if tool.is_async:
-            value = run_coroutine(value)
-        result = _tool_result(tool, value)
+        kwargs = tool.convert(arguments) if tool.convert is not None else arguments
+        result = _tool_result(registry, tool, tool.fn(**kwargs))
     except (Exception, SystemExit) as exc:
         result = failure_result(tool.name, exc, expose_errors=registry.expose_errors)
     return result_response(request_id, result)
 
 
-async def _tools_call_async(registry: ToolRegistry, request_id: RequestId, params: dict[str, Any]) -> Response:
-    prepared = _prepare_call(registry, request_id, params)
-    if type(prepared) is dict:
-        return prepared
-    tool, arguments = prepared
-    try:
-        kwargs = _kwargs(tool, arguments, request_id)
-        if tool.is_async:
-            value = await tool.fn(**kwargs)
-        else:
-            # A sync tool may block (I/O, CPU): keep it off the event loop that serves other requests.
-            value = await asyncio.to_thread(tool.fn, **kwargs)
-        result = _tool_result(tool, value)
-    except (Exception, SystemExit) as exc:
-        result = failure_result(tool.name, exc, expose_errors=registry.expose_errors)
-    return result_response(request_id, result)
+def _tools_list(registry: ToolRegistry, request_id: RequestId, params: dict[str, Any]) -> Response | None:
+    if "cursor" in params:
+        return None  # pagination lives in the engine
+    # A copy, so that a caller who edits the response cannot edit the registry's published schemas.
+    tools = copy.deepcopy(registry.list_tools())
+    return result_response(request_id, {"resultType": "complete", "tools": tools})
 
 
-METHODS: Final[dict[str, Handler]] = {
+# The sync fast path. A handler returning ``None`` hands the request to the protocol engine.
+FAST_METHODS: Final[dict[str, Callable[[ToolRegistry, RequestId, dict[str, Any]], Response | None]]] = {
     "tools/call": _tools_call,
     "tools/list": _tools_list,
     "ping": _ping,
 }
-ASYNC_METHODS: Final[dict[str, AsyncHandler]] = {
-    "tools/call": _tools_call_async,
-}
 
 
-def _route(registry: ToolRegistry, message: object) -> tuple[Handler, str, RequestId, dict[str, Any]] | Response | None:
-    """Check the envelope; return the handler to run, an error response, or ``None`` when nothing is owed."""
-    kind = classify(message)
-    if kind == "invalid":
-        return _invalid_request(message)
-    if kind != "request":
-        # Notifications and responses to our own requests are never answered.
-        return None
-    assert isinstance(message, dict)
-    request_id: RequestId = message["id"]
-    method: str = message["method"]
-    params = message.get("params")
-    if params is None:
-        params = {}
-    elif type(params) is not dict:
-        return error_response(request_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
-    handler = METHODS.get(method)
-    if handler is None:
-        return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
-    return handler, method, request_id, params
+async def _discard(message: dict[str, Any]) -> None:
+    # Without a transport there is no stream: progress and log notifications have nowhere to go.
+    return None
+
+
+def _through_engine(registry: ToolRegistry, message: object) -> Response | None:
+    return run_coroutine(engine_for(registry).handle(message, Session(), _discard))
+
+
+def handle(registry: ToolRegistry, message: object) -> Response | None:
+    try:
+        kind = classify(message)
+        if kind == "invalid":
+            return _invalid_request(message)
+        if kind != "request":
+            # Notifications and responses to our own requests are never answered.
+            return None
+        assert isinstance(message, dict)
+        request_id: RequestId = message["id"]
+        params = message.get("params")
+        if params is None:
+            params = {}
+        elif type(params) is not dict:
+            return error_response(request_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
+        fast = FAST_METHODS.get(message["method"])
+        if fast is not None and "_meta" not in params:
+            response = fast(registry, request_id, params)
+            if response is not None:
+                return response
+        return _through_engine(registry, message)
+    except Exception:
+        return _internal_error(message)
 
 
 def _internal_error(message: object) -> Response:
@@ -160,26 +151,6 @@ def _internal_error(message: object) -> Response:
     return error_response(echo_id(message), INTERNAL_ERROR, "Internal error")
 
 
-def handle(registry: ToolRegistry, message: object) -> Response | None:
-    try:
-        routed = _route(registry, message)
-        if type(routed) is not tuple:
-            return routed
-        handler, _method, request_id, params = routed
-        return handler(registry, request_id, params)
-    except Exception:
-        return _internal_error(message)
-
-
 async def handle_async(registry: ToolRegistry, message: object) -> Response | None:
-    try:
-        routed = _route(registry, message)
-        if type(routed) is not tuple:
-            return routed
-        handler, method, request_id, params = routed
-        async_handler = ASYNC_METHODS.get(method)
-        if async_handler is not None:
-            return await async_handler(registry, request_id, params)
-        return handler(registry, request_id, params)
-    except Exception:
-        return _internal_error(message)
+    """Served by the engine: async tools are awaited, sync ones run in a worker thread."""
+    return await engine_for(registry).handle(message, Session(), _discard)

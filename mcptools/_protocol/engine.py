@@ -482,9 +482,15 @@ class Engine:
                     + "; ".join(errors),
                     is_error=True,
                 )
+            # A scalar or list return is wrapped as {"result": ...} to make an object; the text shows it bare.
+            shown = structured
+            wrapped = type(structured) is dict and len(structured) == 1 and "result" in structured
+            if wrapped and not (isinstance(value, dict) and "result" in value):
+                shown = structured["result"]
+            text = shown if type(shown) is str else json.dumps(shown, ensure_ascii=False)
             return {
                 "resultType": "complete",
-                "content": [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}],
+                "content": [{"type": "text", "text": text}],
                 "structuredContent": structured,
                 "isError": False,
             }

@@ -30,6 +30,7 @@ __all__ = [
     "add_serve_arguments",
     "app_from_environment",
     "create_app",
+    "run_serve",
     "serve_main",
     "serve_stdio",
     "serve_stdio_async",

@@ -1,0 +1,186 @@
+"""Run the official MCP conformance suite against ``examples/everything_server.py``, both protocol legs.
+
+    python tests/conformance/run_mcp_conformance.py            # 2025-11-25 and 2026-07-28
+    python tests/conformance/run_mcp_conformance.py --leg 2026-07-28 --verbose
+
+It installs ``@modelcontextprotocol/conformance`` (a pinned version) with npm into a cache directory, starts
+``mcptools serve examples/everything_server.py --http`` on a free loopback port, runs ``--suite all`` for each
+protocol revision with ``mcp-baseline.yml`` as the expected failures, and exits non-zero when any leg has a
+failure that is not in the baseline (or a baseline entry that now passes). Needs Node.js 20+ and npm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Final
+
+SUITE_PACKAGE: Final = "@modelcontextprotocol/conformance"
+SUITE_VERSION: Final = os.environ.get("MCP_CONFORMANCE_VERSION", "0.2.0-alpha.12")
+LEGS: Final = ("2025-11-25", "2026-07-28")
+HERE: Final = Path(__file__).resolve().parent
+ROOT: Final = HERE.parent.parent
+BASELINE: Final = HERE / "mcp-baseline.yml"
+SERVER_TARGET: Final = ROOT / "examples" / "everything_server.py"
+
+
+def cache_dir() -> Path:
+    configured = os.environ.get("MCP_CONFORMANCE_CACHE")
+    base = Path(configured) if configured else Path.home() / ".cache" / "mcptools"
+    return base / f"mcp-conformance-{SUITE_VERSION}"
+
+
+def install_suite() -> Path:
+    """The suite's entry script, installing the pinned package on first use."""
+    home = cache_dir()
+    package = home / "node_modules" / "@modelcontextprotocol" / "conformance"
+    manifest = package / "package.json"
+    if not manifest.is_file() or f'"version": "{SUITE_VERSION}"' not in manifest.read_text("utf-8"):
+        npm = shutil.which("npm")
+        if npm is None:
+            sys.exit("run_mcp_conformance: npm is not installed (the suite is an npm package)")
+        home.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(home),
+                "--no-audit",
+                "--no-fund",
+                "--silent",
+                f"{SUITE_PACKAGE}@{SUITE_VERSION}",
+            ],
+            check=True,
+        )
+    return node20_compatible(package / "dist" / "index.js")
+
+
+def node_has_glob_sync(node: str) -> bool:
+    probe = subprocess.run([node, "-e", "process.exit(require('fs').globSync ? 0 : 1)"], check=False)
+    return probe.returncode == 0
+
+
+def node20_compatible(entry: Path) -> Path:
+    """The entry script, or a copy that runs on Node 20.
+
+    The published bundle imports ``globSync`` from ``fs``, which Node 20 does not have; the suite only uses
+    it to look for optional baseline files next to the server, so the copy binds that name to a function that
+    finds nothing and drops it from the import list.
+    """
+    node = shutil.which("node")
+    if node is None:
+        sys.exit("run_mcp_conformance: node is not installed")
+    if node_has_glob_sync(node):
+        return entry
+    adapted = entry.with_name("index.node20-mcptools.js")
+    if adapted.is_file() and adapted.stat().st_mtime >= entry.stat().st_mtime:
+        return adapted
+    source = entry.read_text("utf-8")
+    found = re.search(r"\bglobSync as ([A-Za-z_$][\w$]*)\s*,?", source)
+    if found is None:
+        sys.exit("run_mcp_conformance: cannot find the globSync import to adapt for this Node version")
+    alias = found.group(1)
+    without_import = source[: found.start()] + source[found.end() :]
+    lines = without_import.split("\n", 1)
+    shebang, rest = (lines[0] + "\n", lines[1]) if lines[0].startswith("#!") else ("", without_import)
+    adapted.write_text(f"{shebang}const {alias} = () => [];\n{rest}", "utf-8")
+    return adapted
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_until_listening(port: int, server: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            sys.exit(f"run_mcp_conformance: the server exited early with status {server.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    sys.exit("run_mcp_conformance: the server did not start listening in time")
+
+
+def run_leg(entry: Path, url: str, version: str, verbose: bool, workdir: Path) -> int:
+    command = [
+        "node",
+        str(entry),
+        "server",
+        "--url",
+        url,
+        "--suite",
+        "all",
+        "--spec-version",
+        version,
+        "--expected-failures",
+        str(BASELINE),
+    ]
+    if verbose:
+        command.append("--verbose")
+    print(f"== MCP conformance, protocol {version}", flush=True)
+    completed = subprocess.run(command, cwd=workdir, capture_output=not verbose, text=True, check=False)
+    if not verbose:
+        output = completed.stdout + completed.stderr
+        summary = output[output.find("=== SUMMARY ===") :] if "=== SUMMARY ===" in output else output
+        print(summary.strip(), flush=True)
+    return completed.returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--leg", choices=LEGS, action="append", help="run only this protocol revision")
+    parser.add_argument("--verbose", action="store_true", help="show every check")
+    args = parser.parse_args(argv)
+    entry = install_suite()
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mcptools",
+            "serve",
+            str(SERVER_TARGET),
+            "--http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        cwd=ROOT,
+    )
+    failures = 0
+    try:
+        wait_until_listening(port, server)
+        with tempfile.TemporaryDirectory(prefix="mcp-conformance-") as workdir:
+            for version in args.leg or LEGS:
+                if run_leg(entry, f"http://127.0.0.1:{port}/mcp", version, args.verbose, Path(workdir)) != 0:
+                    failures += 1
+                    print(
+                        f"!! protocol {version}: unexpected failures (or stale baseline entries)", flush=True
+                    )
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
