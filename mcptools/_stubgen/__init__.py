@@ -1,7 +1,7 @@
 """Typed Python stubs from MCP tool schemas: JSON Schema back into Python types.
 
-``generate_stubs`` turns the ``tools`` array of a tools/list result into the text of one module; ``stubgen_main``
-is the ``mcptools stubgen`` command.
+``generate_stubs`` turns the ``tools`` array of a tools/list result into the text of one module;
+``stubgen_main`` is the ``mcptools stubgen`` command.
 """
 
 from mcptools._stubgen._command import StubgenError, fetch_tools, load_tools, stubgen_main, tools_from_json

@@ -96,9 +96,7 @@ class _HttpClient:
 def _response_in_events(body: str, request_id: int) -> object:
     """The JSON-RPC response with ``request_id`` among the ``data:`` events of an SSE body."""
     for event in body.replace("\r\n", "\n").split("\n\n"):
-        data = "\n".join(
-            line[5:].removeprefix(" ") for line in event.split("\n") if line.startswith("data:")
-        )
+        data = "\n".join(line[5:].removeprefix(" ") for line in event.split("\n") if line.startswith("data:"))
         if not data:
             continue
         try:
@@ -122,7 +120,9 @@ def _list_pages(client: _HttpClient, meta: dict[str, Any] | None, headers: Mappi
         result = response.get("result") if isinstance(response, Mapping) else None
         if not isinstance(result, Mapping) or not isinstance(result.get("tools"), list):
             error = response.get("error") if isinstance(response, Mapping) else None
-            raise StubgenError(f"tools/list failed: {json.dumps(error) if error else 'no tools in the answer'}")
+            raise StubgenError(
+                f"tools/list failed: {json.dumps(error) if error else 'no tools in the answer'}"
+            )
         tools.extend(result["tools"])
         cursor = result.get("nextCursor")
         if cursor is None:
@@ -146,7 +146,9 @@ def fetch_tools(url: str, headers: Mapping[str, str] | None = None, timeout: flo
     response, response_headers = client.request("initialize", initialize, {})
     result = response.get("result") if isinstance(response, Mapping) else None
     if not isinstance(result, Mapping):
-        raise StubgenError(f"{url} refused tools/list ({first_failure}) and initialize ({json.dumps(response)})")
+        raise StubgenError(
+            f"{url} refused tools/list ({first_failure}) and initialize ({json.dumps(response)})"
+        )
     session_headers = {"MCP-Protocol-Version": str(result.get("protocolVersion", LEGACY_REVISION))}
     session_id = response_headers.get("Mcp-Session-Id") if response_headers is not None else None
     if session_id:

@@ -11,10 +11,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any, final
 
 from mcptools._errors import SchemaError
-from mcptools._stubgen._text import NameAllocator, escaped_lines, is_plain_identifier, method_name, pascal_case
-from mcptools._stubgen._text import py_string
+from mcptools._stubgen._text import (
+    NameAllocator,
+    escaped_lines,
+    is_plain_identifier,
+    method_name,
+    pascal_case,
+    py_string,
+)
 from mcptools._stubgen._translate import AliasDef, ClassDef, RootType, SchemaTranslator, json_text
-from mcptools._stubgen._types import LINE_LENGTH, Lit, Name, PyType, Sub, UnionOf, layout, mentions_generated
+from mcptools._stubgen._types import (
+    LINE_LENGTH,
+    Lit,
+    Name,
+    PyType,
+    Sub,
+    UnionOf,
+    layout,
+    mentions_generated,
+    render,
+)
 
 __all__ = ["generate_stubs"]
 
@@ -158,21 +174,11 @@ def _names_in(node: PyType, found: set[str]) -> None:
             _names_in(member, found)
 
 
-def _quoted(node: PyType) -> PyType | str:
-    """Run-time positions (aliases, functional TypedDicts) quote a type that names the module's own types."""
-    if mentions_generated(node):
-        return py_string(_render_flat(node))
+def _forward(node: PyType, defined: set[str]) -> PyType | str:
+    """The type, quoted when it names a type of the module not defined yet (annotations run at import)."""
+    if mentions_generated(node, defined):
+        return py_string(render(node))
     return node
-
-
-def _render_flat(node: PyType) -> str:
-    return layout(node, "", "", "")[0] if isinstance(node, Name) else _flat(node)
-
-
-def _flat(node: PyType) -> str:
-    from mcptools._stubgen._types import render
-
-    return render(node)
 
 
 def _wrap_required(node: PyType | str, required: bool) -> PyType | str:
@@ -183,7 +189,7 @@ def _wrap_required(node: PyType | str, required: bool) -> PyType | str:
     return Sub("NotRequired", (node,))
 
 
-def _class_lines(definition: ClassDef) -> list[str]:
+def _class_lines(definition: ClassDef, defined: set[str]) -> list[str]:
     if all(is_plain_identifier(item.key) for item in definition.fields):
         lines = [f"class {definition.name}(TypedDict):"]
         doc = _docstring(definition.doc, "    ")
@@ -191,7 +197,7 @@ def _class_lines(definition: ClassDef) -> list[str]:
         if doc and definition.fields:
             lines.append("")
         for item in definition.fields:
-            annotation = _wrap_required(item.type, item.required)
+            annotation = _wrap_required(_forward(item.type, defined), item.required)
             lines.extend(layout(annotation, "    ", f"{item.key}: ", ""))
             lines.extend(_docstring(item.doc, "    "))
         if not doc and not definition.fields:
@@ -201,14 +207,14 @@ def _class_lines(definition: ClassDef) -> list[str]:
     lines.extend([f"{definition.name} = TypedDict(", f"    {py_string(definition.name)},", "    {"])
     for item in definition.fields:
         lines.extend(_comment(item.doc, "        "))
-        value = _wrap_required(_quoted(item.type), item.required)
+        value = _wrap_required(_forward(item.type, defined), item.required)
         lines.extend(layout(value, "        ", f"{py_string(item.key)}: ", ","))
     lines.extend(["    },", ")"])
     return lines
 
 
-def _alias_lines(definition: AliasDef) -> list[str]:
-    lines = layout(_quoted(definition.type), "", f"{definition.name}: TypeAlias = ", "")
+def _alias_lines(definition: AliasDef, defined: set[str]) -> list[str]:
+    lines = layout(_forward(definition.type, defined), "", f"{definition.name}: TypeAlias = ", "")
     return lines + _docstring(definition.doc, "")
 
 
@@ -216,7 +222,11 @@ def _call_lines(indent: str, head: str, function: str, arguments: list[str]) -> 
     one_line = f"{indent}{head}{function}({', '.join(arguments)})"
     if len(one_line) <= LINE_LENGTH:
         return [one_line]
-    return [f"{indent}{head}{function}(", *[f"{indent}    {argument}," for argument in arguments], f"{indent})"]
+    return [
+        f"{indent}{head}{function}(",
+        *[f"{indent}    {argument}," for argument in arguments],
+        f"{indent})",
+    ]
 
 
 def _signature_lines(prefix: str, name: str, parameters: list[str], returns: str) -> list[str]:
@@ -235,7 +245,7 @@ def _parameters(tool: _Tool) -> list[str]:
     if form == "typed":
         return ["self", f"**arguments: Unpack[{tool.arguments.name}]"]
     if form == "mapping":
-        return ["self", f"**arguments: {_flat(tool.arguments.value_type)}"]
+        return ["self", f"**arguments: {render(tool.arguments.value_type)}"]
     return ["self", f"arguments: {tool.arguments.name}", "/"]
 
 
@@ -258,7 +268,8 @@ def _method_doc(tool: _Tool, classes: Mapping[str, ClassDef]) -> str:
         parts.append("Args:\n" + "\n".join(entries))
     if tool.result is not None:
         parts.append(
-            f"Returns:\n    The structured content, a {tool.result.name}. Raises ToolCallError on an error result."
+            f"Returns:\n    The structured content, a {tool.result.name}.\n"
+            "    Raises ToolCallError on an error result."
         )
     if isinstance(tool.annotations, Mapping) and tool.annotations:
         parts.append(f"Annotations: {json_text(tool.annotations)}")
@@ -289,7 +300,7 @@ def _client_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], *, asynch
     lines = [
         f"class {name}(Generic[_R]):",
         f'    """Typed {"coroutine " if asynchronous else ""}methods over a session: '
-        f'``{name}(session).tool_name(arg=...)``.',
+        f"``{name}(session).tool_name(arg=...)``.",
         "",
         "    A tool with an outputSchema returns its structured content (ToolCallError on an error result);",
         "    any other tool returns the session's result as it is.",
@@ -311,11 +322,20 @@ def _client_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], *, asynch
         lines.extend(_docstring(_method_doc(tool, classes), "        "))
         call_arguments = [py_string(tool.name), "_as_arguments(arguments)"]
         if tool.result is None:
-            lines.extend(_call_lines("        ", f"return {awaiting}", "self._session.call_tool", call_arguments))
-        else:
-            lines.extend(_call_lines("        ", f"result = {awaiting}", "self._session.call_tool", call_arguments))
             lines.extend(
-                _call_lines("        ", "return ", "cast", [py_string(tool.result.name), "_structured_content(result)"])
+                _call_lines("        ", f"return {awaiting}", "self._session.call_tool", call_arguments)
+            )
+        else:
+            lines.extend(
+                _call_lines("        ", f"result = {awaiting}", "self._session.call_tool", call_arguments)
+            )
+            lines.extend(
+                _call_lines(
+                    "        ",
+                    "return ",
+                    "cast",
+                    [py_string(tool.result.name), "_structured_content(result)"],
+                )
             )
     return lines
 
@@ -332,11 +352,11 @@ def _checked_tools(tools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]
 
 
 def _import_lines(used: set[str]) -> list[str]:
-    typing_names = sorted({"Any", "Generic", "Protocol", "TypeVar"} | (used & {"Literal", "TypeAlias", "cast"}))
+    typing_names = sorted(
+        {"Any", "Generic", "Protocol", "TypeVar"} | (used & {"Literal", "TypeAlias", "cast"})
+    )
     extension_names = sorted(used & {"Never", "NotRequired", "TypedDict", "Unpack"})
     lines = [
-        "from __future__ import annotations",
-        "",
         "from collections.abc import Awaitable, Mapping",
         f"from typing import {', '.join(typing_names)}",
     ]
@@ -354,14 +374,19 @@ def generate_stubs(tools: Sequence[Mapping[str, Any]], *, source: str) -> str:
     methods = NameAllocator(frozenset({"call_tool"}), separator="_")
     translator = SchemaTranslator(classes)
     ordered = _checked_tools(tools)
-    plain = {method_name(tool["name"]) for tool in ordered if method_name(tool["name"]) == tool["name"]}
-    for name in sorted(plain):
-        methods.allocate(name)
+    # Tools whose names are already method names keep them; sanitised names come second.
+    plain = {
+        tool["name"]: methods.allocate(tool["name"])
+        for tool in ordered
+        if method_name(tool["name"]) == tool["name"]
+    }
     facade: list[_Tool] = []
     for raw in ordered:
         base = pascal_case(raw["name"], "Tool")
-        method = raw["name"] if raw["name"] in plain else methods.allocate(method_name(raw["name"]))
-        arguments = translator.root(raw.get("inputSchema", {"type": "object"}), base + "Arguments", arguments=True)
+        method = plain.get(raw["name"]) or methods.allocate(method_name(raw["name"]))
+        arguments = translator.root(
+            raw.get("inputSchema", {"type": "object"}), base + "Arguments", arguments=True
+        )
         output = raw.get("outputSchema")
         result = translator.root(output, base + "Result", arguments=False) if output is not None else None
         facade.append(_Tool(raw, method, arguments, result))
@@ -372,6 +397,7 @@ def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str)
     used: set[str] = set()
     class_defs = {item.name: item for item in translator.definitions if isinstance(item, ClassDef)}
     blocks: list[list[str]] = []
+    defined: set[str] = set()
     for definition in translator.definitions:
         if isinstance(definition, ClassDef):
             used.add("TypedDict")
@@ -379,11 +405,12 @@ def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str)
                 _names_in(item.type, used)
                 if not item.required:
                     used.add("NotRequired")
-            blocks.append(_class_lines(definition))
+            blocks.append(_class_lines(definition, defined))
         else:
             used.add("TypeAlias")
             _names_in(definition.type, used)
-            blocks.append(_alias_lines(definition))
+            blocks.append(_alias_lines(definition, defined))
+        defined.add(definition.name)
     for tool in facade:
         if tool.arguments.form == "typed":
             used.add("Unpack")
@@ -416,7 +443,8 @@ def _module_doc(source: str, facade: list[_Tool]) -> str:
     example = facade[0].method if facade else "tool_name"
     return (
         f"Typed stubs for the MCP tools of {source}.\n\n"
-        "Generated by ``mcptools stubgen``: do not edit, regenerate. One TypedDict per tool's arguments (and per "
-        "structured result), and typed clients over any session with ``call_tool(name, arguments)``:\n\n"
+        "Generated by ``mcptools stubgen``: do not edit, regenerate. One TypedDict per tool's arguments "
+        "(and per structured result), and typed clients over any session with "
+        "``call_tool(name, arguments)``:\n\n"
         f"    client = TypedClient(session)\n    client.{example}(...)  # keyword arguments checked by mypy"
     )

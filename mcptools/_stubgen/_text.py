@@ -1,9 +1,9 @@
 """Schema text made safe for Python source: string literals, docstrings, comments and identifiers.
 
-Every piece of text that comes from a schema (a tool name, a property name, a description, an enum value) reaches
-the generated module through one of the functions here, and each of them produces ASCII that the tokenizer can
-only read as the inside of a string or a comment. No schema text is ever spliced into code as it is: a description
-that contains triple quotes, backslashes, a newline or a line of Python stays text.
+Every piece of text that comes from a schema (a tool name, a property name, a description, an enum value)
+reaches the generated module through one of the functions here, and each of them produces ASCII that the
+tokenizer can only read as the inside of a string or a comment. No schema text is ever spliced into code as it
+is: a description that contains triple quotes, backslashes, a newline or a line of Python stays text.
 """
 
 from __future__ import annotations
@@ -57,6 +57,9 @@ def _escape_docstring_line(line: str) -> str:
         if char == '"':
             is_last = index + 1 == len(line)
             parts.append('\\"' if is_last or line[index + 1] == '"' else '"')
+        elif 0xD800 <= ord(char) <= 0xDFFF:
+            # A lone surrogate cannot be in a class's __doc__ (CPython encodes it as UTF-8): keep it visible.
+            parts.append(f"\\\\u{ord(char):04x}")
         else:
             parts.append(_escape_char(char))
     return "".join(parts)

@@ -1,10 +1,10 @@
 """JSON Schema to Python types: the reverse of ``mcptools._schema.derive``.
 
-One :class:`SchemaTranslator` serves a whole module: it hands out class names, keeps the TypedDicts and aliases
-it defines in the order they complete (a class after the classes its fields name), and shares a ``$defs`` entry
-between tools when its whole reference closure is the same. What a Python type cannot say (``pattern``,
-``minimum``, ``format``, an ignored ``not``...) comes back as notes, which end up in docstrings: nothing in a schema
-is dropped silently.
+One :class:`SchemaTranslator` serves a whole module: it hands out class names, keeps the TypedDicts and
+aliases it defines in the order they complete (a class after the classes its fields name), and shares a
+``$defs`` entry between tools when its whole reference closure is the same. What a Python type cannot say
+(``pattern``, ``minimum``, ``format``, an ignored ``not``...) comes back as notes, which end up in docstrings:
+nothing in a schema is dropped silently.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ class ClassDef:
 @final
 @dataclass
 class AliasDef:
-    """A type alias the module defines (a named ``$defs`` entry that is not an object, or a non-object root)."""
+    """A type alias the module defines: a ``$defs`` entry that is not an object, or a non-object root."""
 
     name: str
     type: PyType
@@ -132,11 +132,15 @@ class RootType:
 class _Document:
     """One root schema: what ``#...`` references resolve against, and the names given to its pointers."""
 
-    __slots__ = ("named", "root")
+    __slots__ = ("classes", "named", "root")
 
     def __init__(self, root: object) -> None:
         self.root = root
         self.named: dict[str, PyType] = {}
+        # Schema objects (by identity) that became classes: a ``$ref`` to ``#/properties/filters`` (as
+        # zod-to-json-schema writes for a reused schema) finds the class its inline twin got. The object is
+        # kept alongside so its id cannot be reused.
+        self.classes: dict[int, tuple[object, PyType]] = {}
 
 
 def _resolve_pointer(root: object, pointer: str) -> object | None:
@@ -265,9 +269,9 @@ class SchemaTranslator:
     def root(self, schema: object, base: str, *, arguments: bool) -> RootType:
         """Name and translate a tool's ``inputSchema`` (``arguments=True``) or ``outputSchema``.
 
-        An arguments object without properties and without ``additionalProperties`` becomes an empty TypedDict,
-        so a facade method for it takes no keyword: for arguments an unlisted name is a mistake far more often
-        than a use of JSON Schema's open default.
+        An arguments object without properties and without ``additionalProperties`` becomes an empty
+        TypedDict, so a facade method for it takes no keyword: for arguments an unlisted name is a mistake far
+        more often than a use of JSON Schema's open default.
         """
         name = self._names.allocate(base)
         named = Name(name, generated=True)
@@ -300,8 +304,8 @@ class SchemaTranslator:
     ) -> tuple[PyType, list[str]]:
         """The type of ``schema`` and the notes it leaves.
 
-        ``hint`` names a class this schema may need; ``claim`` is an already allocated name that the schema takes
-        if it turns out to be a class (so a ``$defs`` entry keeps its name).
+        ``hint`` names a class this schema may need; ``claim`` is an already allocated name that the schema
+        takes if it turns out to be a class (so a ``$defs`` entry keeps its name).
         """
         if schema is True:
             return any_type, []
@@ -309,6 +313,8 @@ class SchemaTranslator:
             return _NEVER, []
         if not isinstance(schema, Mapping):
             return any_type, [f"schema: {json_text(schema)}"]
+        if id(schema) in document.classes:
+            return document.classes[id(schema)][1], []
         skip: set[str] = set()
         if "$ref" in schema:
             result, notes = self._reference(schema["$ref"], document, hint)
@@ -346,6 +352,8 @@ class SchemaTranslator:
         target = _resolve_pointer(document.root, pointer)
         if target is None:
             return any_type, [f"$ref: {json_text(ref)} (not found)"]
+        if id(target) in document.classes:
+            return document.classes[id(target)][1], []
         shared_key = (pointer, _closure_fingerprint(document.root, pointer))
         if shared_key in self._shared:
             document.named[pointer] = self._shared[shared_key]
@@ -508,6 +516,7 @@ class SchemaTranslator:
         """A TypedDict for an object with properties; its notes go into its own docstring."""
         name = claim if claim is not None else self._names.allocate(hint)
         named = Name(name, generated=True)
+        document.classes[id(schema)] = (schema, named)
         properties = schema.get("properties")
         properties = properties if isinstance(properties, Mapping) else {}
         raw_required = schema.get("required")
@@ -555,8 +564,11 @@ class SchemaTranslator:
         min_items = schema.get("minItems", 0)
         max_items = schema.get("maxItems")
         closed = rest is False or (isinstance(max_items, int) and max_items <= len(prefix))
-        if closed and isinstance(min_items, int) and min_items >= len(prefix):
-            exact = {"minItems", "maxItems"}
+        if closed:
+            # A shorter array is still allowed when minItems is below the length: that stays a note.
+            exact = (
+                {"maxItems", "minItems"} if isinstance(min_items, int) and min_items >= len(prefix) else set()
+            )
             if not item_types:
                 return Name("tuple[()]"), notes, exact
             return Sub("tuple", tuple(item_types)), notes, exact

@@ -1,8 +1,8 @@
 """Python type expressions as a small tree: built from schemas, simplified, then written out formatted.
 
-Keeping types as values (not strings) lets unions flatten and ``Literal`` members merge, lets the writer decide
-where a forward reference needs quotes, and lets the writer split a long annotation the way ``ruff format`` would,
-so generated modules are already formatted.
+Keeping types as values (not strings) lets unions flatten and ``Literal`` members merge, lets the writer
+decide where a forward reference needs quotes, and lets the writer split a long annotation the way
+``ruff format`` would, so generated modules are already formatted.
 """
 
 from __future__ import annotations
@@ -139,15 +139,15 @@ def render(node: PyType) -> str:
     return " | ".join(render(member) for member in node.members)
 
 
-def mentions_generated(node: PyType) -> bool:
-    """Whether the expression names a class or alias of the module (and so may need quotes at run time)."""
+def mentions_generated(node: PyType, defined: set[str]) -> bool:
+    """Whether the expression names a class or alias of the module that is not in ``defined`` yet."""
     if isinstance(node, Name):
-        return node.generated
+        return node.generated and node.text not in defined
     if isinstance(node, Lit):
         return False
     if isinstance(node, Sub):
-        return any(mentions_generated(arg) for arg in node.args)
-    return any(mentions_generated(member) for member in node.members)
+        return any(mentions_generated(arg, defined) for arg in node.args)
+    return any(mentions_generated(member, defined) for member in node.members)
 
 
 def _items(node: Lit | Sub) -> tuple[str, list[PyType | str]]:

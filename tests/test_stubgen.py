@@ -1,0 +1,676 @@
+"""The stub generator: generated modules import, say the right types, keep the rest as notes, and are safe."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from typing_extensions import NotRequired, get_type_hints
+
+from mcptools._errors import SchemaError
+from mcptools._stubgen import generate_stubs, stubgen_main, tools_from_json
+from mcptools._stubgen._text import escaped_lines, method_name, pascal_case, py_string
+
+SCHEMAS = Path(__file__).parent / "stubgen_schemas"
+ROOT = Path(__file__).parent.parent
+
+
+def realistic_tools() -> list[dict[str, Any]]:
+    return [json.loads(path.read_text()) for path in sorted(SCHEMAS.glob("*.json"))]
+
+
+_counter = iter(range(10**6))
+
+
+def load(text: str, tmp_path: Path) -> types.ModuleType:
+    """Import generated text as a real module (run-time evaluation of aliases and functional TypedDicts)."""
+    name = f"generated_stub_{next(_counter)}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def hints(module: types.ModuleType, name: str) -> dict[str, Any]:
+    return get_type_hints(getattr(module, name), include_extras=True)
+
+
+def tool(
+    name: str, properties: dict[str, Any], required: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required is not None:
+        schema["required"] = required
+    return {"name": name, "inputSchema": schema, **extra}
+
+
+@pytest.fixture
+def tmp_module_dir(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path
+    for name in [name for name in sys.modules if name.startswith("generated_stub_")]:
+        del sys.modules[name]
+
+
+# --- the types --------------------------------------------------------------------------------------------
+
+
+def test_scalar_types_and_required_keys(tmp_module_dir: Path) -> None:
+    text = generate_stubs(
+        [
+            tool(
+                "weather",
+                {
+                    "location": {"type": "string"},
+                    "days": {"type": "integer"},
+                    "ratio": {"type": "number"},
+                    "metric": {"type": "boolean"},
+                    "nothing": {"type": "null"},
+                    "anything": {},
+                },
+                ["location"],
+            )
+        ],
+        source="test",
+    )
+    module = load(text, tmp_module_dir)
+    arguments = module.WeatherArguments
+    assert arguments.__required_keys__ == frozenset({"location"})
+    assert arguments.__optional_keys__ == frozenset({"days", "ratio", "metric", "nothing", "anything"})
+    assert hints(module, "WeatherArguments") == {
+        "location": str,
+        "days": NotRequired[int],
+        "ratio": NotRequired[float],
+        "metric": NotRequired[bool],
+        "nothing": NotRequired[None],
+        "anything": NotRequired[Any],
+    }
+
+
+def test_enum_and_const_become_literals_filtered_by_type(tmp_module_dir: Path) -> None:
+    text = generate_stubs(
+        [
+            tool(
+                "pick",
+                {
+                    "units": {"type": "string", "enum": ["c", "f"]},
+                    "mixed": {"enum": ["a", 1, True, None, 2.0]},
+                    "filtered": {"type": "string", "enum": ["a", 1]},
+                    "fixed": {"const": "only"},
+                    "odd": {"enum": ["a", 1.5, {"k": 1}]},
+                },
+            )
+        ],
+        source="test",
+    )
+    module = load(text, tmp_module_dir)
+    found = hints(module, "PickArguments")
+    assert found["units"] == NotRequired[Literal["c", "f"]]
+    assert found["mixed"] == NotRequired[Literal["a", 1, True, 2] | None]
+    assert found["filtered"] == NotRequired[Literal["a"]]
+    assert found["fixed"] == NotRequired[Literal["only"]]
+    assert found["odd"] == NotRequired[Literal["a"] | float | dict[str, Any]]
+    # The Literal cannot say 1.5 or the object: the enum is kept as a note.
+    assert 'enum: ["a", 1.5, {"k": 1}]' in text
+
+
+def test_arrays_tuples_maps_and_unions(tmp_module_dir: Path) -> None:
+    text = generate_stubs(
+        [
+            tool(
+                "shapes",
+                {
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "untyped": {"type": "array"},
+                    "pair": {
+                        "type": "array",
+                        "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                        "items": False,
+                    },
+                    "draft7_pair": {
+                        "type": "array",
+                        "items": [{"type": "integer"}, {"type": "string"}],
+                        "additionalItems": False,
+                    },
+                    "open_prefix": {"type": "array", "prefixItems": [{"type": "integer"}]},
+                    "weights": {"type": "object", "additionalProperties": {"type": "number"}},
+                    "free": {"type": "object"},
+                    "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                    "one": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+                    "multi": {"type": ["string", "integer", "null"]},
+                    "nullable": {"type": "string", "nullable": True},
+                },
+            )
+        ],
+        source="test",
+    )
+    module = load(text, tmp_module_dir)
+    found = hints(module, "ShapesArguments")
+    assert found["tags"] == NotRequired[list[str]]
+    assert found["untyped"] == NotRequired[list[Any]]
+    assert found["pair"] == NotRequired[tuple[int, str]]
+    assert found["draft7_pair"] == NotRequired[tuple[int, str]]
+    assert found["open_prefix"] == NotRequired[list[Any]]
+    assert found["weights"] == NotRequired[dict[str, float]]
+    assert found["free"] == NotRequired[dict[str, Any]]
+    assert found["either"] == NotRequired[str | int]
+    assert found["one"] == NotRequired[str | list[str]]
+    assert found["multi"] == NotRequired[str | int | None]
+    assert found["nullable"] == NotRequired[str | None]
+
+
+def test_nested_objects_defs_and_recursion(tmp_module_dir: Path) -> None:
+    schema = {
+        "type": "object",
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "value": {"type": "integer"},
+                    "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
+                },
+                "required": ["value"],
+            },
+            "Json": {
+                "anyOf": [
+                    {"type": "string"},
+                    {"type": "array", "items": {"$ref": "#/$defs/Json"}},
+                    {"type": "object", "additionalProperties": {"$ref": "#/$defs/Json"}},
+                ]
+            },
+        },
+        "properties": {
+            "head": {"$ref": "#/$defs/Node"},
+            "meta": {"type": "object", "properties": {"author": {"type": "string"}}, "required": ["author"]},
+            "payload": {"$ref": "#/$defs/Json"},
+            "self": {"$ref": "#"},
+        },
+        "required": ["head"],
+    }
+    text = generate_stubs([{"name": "walk", "inputSchema": schema}], source="test")
+    module = load(text, tmp_module_dir)
+    found = hints(module, "WalkArguments")
+    assert found["head"] == module.Node
+    assert found["meta"] == NotRequired[module.WalkArgumentsMeta]
+    assert found["self"] == NotRequired[module.WalkArguments]
+    assert hints(module, "Node") == {"value": int, "next": NotRequired[module.Node | None]}
+    assert hints(module, "WalkArgumentsMeta") == {"author": str}
+    # A recursive non-object definition becomes a quoted (forward-referencing) alias.
+    assert 'Json: TypeAlias = "str | list[Json] | dict[str, Json]"' in text
+
+
+def test_objects_that_cannot_be_closed_say_so(tmp_module_dir: Path) -> None:
+    text = generate_stubs(
+        [
+            {
+                "name": "open",
+                "inputSchema": {
+                    "properties": {"a": {"type": "string"}},
+                    "additionalProperties": {"type": "integer"},
+                },
+            },
+            {"name": "anything", "inputSchema": {"type": "object", "additionalProperties": True}},
+            {"name": "nothing", "inputSchema": {"type": "object"}},
+        ],
+        source="test",
+    )
+    module = load(text, tmp_module_dir)
+    assert 'additionalProperties: {"type": "integer"} (other keys are not typed)' in text
+    assert hints(module, "NothingArguments") == {}
+    assert module.AnythingArguments == dict[str, Any]
+    assert "def anything(self, **arguments: Any) -> _R:" in text
+    assert "def nothing(self, **arguments: Unpack[NothingArguments]) -> _R:" in text
+
+
+def test_constraint_keywords_are_kept_as_notes() -> None:
+    text = generate_stubs(
+        [
+            tool(
+                "constrained",
+                {
+                    "code": {
+                        "type": "string",
+                        "pattern": "^[A-Z]{3}$",
+                        "minLength": 3,
+                        "description": "ISO code",
+                    },
+                    "count": {"type": "integer", "minimum": 1, "exclusiveMaximum": 10, "multipleOf": 2},
+                    "when": {"type": "string", "format": "date-time", "x-vendor": {"a": 1}},
+                    "tags": {
+                        "type": "array",
+                        "items": {"type": "string", "maxLength": 5},
+                        "uniqueItems": True,
+                    },
+                    "gated": {"type": "object", "not": {"required": ["x"]}},
+                },
+            )
+        ],
+        source="test",
+    )
+    for note in (
+        'pattern: "^[A-Z]{3}$"',
+        "minLength: 3",
+        "minimum: 1",
+        "exclusiveMaximum: 10",
+        "multipleOf: 2",
+        'format: "date-time"',
+        'x-vendor: {"a": 1}',
+        "items.maxLength: 5",
+        "uniqueItems: true",
+        'not: {"required": ["x"]}',
+    ):
+        assert note in text, note
+    # The same notes reach the method docstring, next to each argument.
+    assert 'code: ISO code (pattern: "^[A-Z]{3}$"; minLength: 3)' in text
+
+
+def test_constraint_only_compositions_keep_the_object_and_a_note(tmp_module_dir: Path) -> None:
+    # The MCP schema's own example: one of two properties must be given.
+    schema = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "name": {"type": "string"}},
+        "oneOf": [{"required": ["id"]}, {"required": ["name"]}],
+    }
+    text = generate_stubs([{"name": "find_resource", "inputSchema": schema}], source="test")
+    module = load(text, tmp_module_dir)
+    assert hints(module, "FindResourceArguments") == {"id": NotRequired[str], "name": NotRequired[str]}
+    assert 'oneOf: [{"required": ["id"]}, {"required": ["name"]}]' in text
+
+
+def test_output_schema_gives_a_result_typeddict(tmp_module_dir: Path) -> None:
+    text = generate_stubs(
+        [
+            tool(
+                "weather",
+                {"location": {"type": "string"}},
+                ["location"],
+                outputSchema={
+                    "type": "object",
+                    "properties": {"temperature": {"type": "number"}, "summary": {"type": "string"}},
+                    "required": ["temperature"],
+                },
+            )
+        ],
+        source="test",
+    )
+    module = load(text, tmp_module_dir)
+    assert hints(module, "WeatherResult") == {"temperature": float, "summary": NotRequired[str]}
+    assert "def weather(self, **arguments: Unpack[WeatherArguments]) -> WeatherResult:" in text
+
+
+# --- realistic schemas ------------------------------------------------------------------------------------
+
+
+def test_realistic_schemas_give_useful_types(tmp_module_dir: Path) -> None:
+    text = generate_stubs(realistic_tools(), source="realistic")
+    module = load(text, tmp_module_dir)
+    # zod-to-json-schema: draft-07 tuples, const unions, a reference into properties, discriminated unions.
+    search = hints(module, "SearchIssuesArguments")
+    assert search["query"] is str
+    assert search["sort"] == NotRequired[Literal["asc", "desc"]]
+    assert search["point"] == NotRequired[tuple[float, float]]
+    assert search["previous"] == search["filters"] == NotRequired[module.SearchIssuesArgumentsFilters]
+    assert search["assignee"] == NotRequired[str | None]
+    shape = search["shape"].__args__[0]
+    circle, square = shape.__args__
+    assert hints(module, circle.__name__)["kind"] == Literal["circle"]
+    assert hints(module, square.__name__)["kind"] == Literal["square"]
+    # Hand-written: a title, names that are not identifiers, an outputSchema with a const.
+    issue = hints(module, "CreateIssueArguments")
+    assert issue["x-request-id"] == NotRequired[str]
+    assert issue["type"] == NotRequired[Literal["bug", "feature", "task"]]
+    assert hints(module, "CreateIssueResult")["state"] == NotRequired[Literal["open"]]
+    assert "def create_issue(self, **arguments: Unpack[CreateIssueArguments]) -> CreateIssueResult:" in text
+    # draft-07 definitions, recursive, and an allOf that extends a definition.
+    family = hints(module, "RegisterFamilyArguments")
+    assert family["owner"] == module.Person
+    assert hints(module, "Person")["children"] == NotRequired[types.GenericAlias(list, (module.Person,))]
+    assert hints(module, "Address")["country"] == NotRequired[Literal["FR", "DE", "IT"]]
+    extra = hints(module, family["extra"].__args__[0].__name__)
+    assert set(extra) == {"street", "city", "country", "floor"}
+    # pydantic: $defs with titles, anyOf-null, an enum definition as a named alias.
+    forecast = hints(module, "ForecastArguments")
+    assert forecast["location"] == module.Location
+    assert module.Unit == Literal["c", "f"]
+    assert forecast["hours"] == NotRequired[list[int] | None]
+    assert hints(module, "Location")["lat"] == NotRequired[float | None]
+    assert hints(module, "ForecastResult")["days"] == types.GenericAlias(list, (module.Day,))
+
+
+def test_identical_definitions_are_shared_and_different_ones_are_not(tmp_module_dir: Path) -> None:
+    point = {"type": "object", "properties": {"x": {"type": "number"}}}
+    other = {"type": "object", "properties": {"label": {"type": "string"}}}
+    tools = [
+        {
+            "name": "a",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {"Point": point},
+                "properties": {"p": {"$ref": "#/$defs/Point"}},
+            },
+        },
+        {
+            "name": "b",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {"Point": point},
+                "properties": {"p": {"$ref": "#/$defs/Point"}},
+            },
+        },
+        {
+            "name": "c",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {"Point": other},
+                "properties": {"p": {"$ref": "#/$defs/Point"}},
+            },
+        },
+    ]
+    module = load(generate_stubs(tools, source="test"), tmp_module_dir)
+    assert hints(module, "AArguments")["p"] == hints(module, "BArguments")["p"] == NotRequired[module.Point]
+    assert hints(module, "CArguments")["p"] == NotRequired[module.Point2]
+    assert set(hints(module, "Point2")) == {"label"}
+
+
+# --- names ------------------------------------------------------------------------------------------------
+
+
+def test_tool_names_become_unique_method_names(tmp_module_dir: Path) -> None:
+    names = ["get_weather", "get-weather", "get.weather", "class", "3d", "_hidden", "call_tool", "-", "café"]
+    tools = [{"name": name, "inputSchema": {"type": "object"}} for name in names]
+    module = load(generate_stubs(tools, source="test"), tmp_module_dir)
+    methods = {name for name in vars(module.TypedClient) if not name.startswith("_")}
+    assert methods == {
+        "get_weather",
+        "get_weather_2",
+        "get_weather_3",
+        "class_",
+        "tool_3d",
+        "tool__hidden",
+        "call_tool",
+        "call_tool_2",
+        "tool__",
+        "caf_",
+    }
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    class Recorder:
+        def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+            calls.append((name, arguments))
+            return "ok"
+
+    client = module.TypedClient(Recorder())
+    client.get_weather()
+    client.get_weather_2()
+    client.class_()
+    client.call_tool_2()
+    client.caf_()
+    assert [name for name, _ in calls] == ["get_weather", "get-weather", "class", "call_tool", "café"]
+
+
+def test_property_names_that_are_not_identifiers_use_the_functional_syntax(tmp_module_dir: Path) -> None:
+    text = generate_stubs(
+        [
+            tool(
+                "odd",
+                {"from": {"type": "string"}, "a-b": {"type": "integer"}, "__x": {"type": "boolean"}},
+                ["from"],
+            )
+        ],
+        source="test",
+    )
+    assert 'OddArguments = TypedDict(\n    "OddArguments",' in text
+    module = load(text, tmp_module_dir)
+    assert hints(module, "OddArguments") == {"from": str, "a-b": NotRequired[int], "__x": NotRequired[bool]}
+
+
+def test_class_names_do_not_collide_with_the_module_own_names(tmp_module_dir: Path) -> None:
+    schema = {
+        "type": "object",
+        "$defs": {
+            "Any": {"type": "string"},
+            "Tools": {"type": "object", "properties": {"a": {"type": "integer"}}},
+        },
+        "properties": {"x": {"$ref": "#/$defs/Any"}, "y": {"$ref": "#/$defs/Tools"}},
+    }
+    module = load(generate_stubs([{"name": "t", "inputSchema": schema}], source="test"), tmp_module_dir)
+    assert module.Any2 is str
+    assert hints(module, "TArguments")["y"] == NotRequired[module.Tools2]
+    assert module.Tools.__name__ == "Tools"
+
+
+def test_helpers_name_things_predictably() -> None:
+    assert pascal_case("get_weather", "Tool") == "GetWeather"
+    assert (
+        pascal_case("getWeatherHTTPData", "Tool") == "GetWeatherHttpData"
+        or pascal_case("getWeatherHTTPData", "Tool") == "GetWeatherHTTPData"
+    )
+    assert pascal_case("3d-render", "Tool") == "Tool3DRender"
+    assert pascal_case("---", "Tool") == "Tool"
+    assert method_name("import") == "import_"
+    assert method_name("a b") == "a_b"
+
+
+# --- determinism and format -------------------------------------------------------------------------------
+
+
+def test_output_is_deterministic_whatever_the_tool_order() -> None:
+    tools = realistic_tools()
+    first = generate_stubs(tools, source="x")
+    assert generate_stubs(tools, source="x") == first
+    shuffled = tools[:]
+    random.Random(7).shuffle(shuffled)
+    shuffled.reverse()
+    assert generate_stubs(shuffled, source="x") == first
+
+
+def test_invalid_tool_lists_are_refused_with_a_reason() -> None:
+    with pytest.raises(SchemaError, match="appears twice"):
+        generate_stubs([{"name": "a", "inputSchema": {}}, {"name": "a", "inputSchema": {}}], source="x")
+    with pytest.raises(SchemaError, match=r"tools\[0\] is not a tool"):
+        generate_stubs([{"inputSchema": {}}], source="x")
+
+
+@pytest.mark.skipif(
+    shutil.which("ruff") is None and not (Path(sys.executable).parent / "ruff").exists(), reason="no ruff"
+)
+def test_generated_modules_are_already_formatted_and_lint_clean(tmp_path: Path) -> None:
+    long_enum = {"type": "string", "enum": [f"value_number_{index}" for index in range(12)]}
+    long_union = {
+        "anyOf": [
+            {"type": "array", "items": {"$ref": "#/$defs/AVeryLongDefinitionNameForTestingTheLineSplitting"}},
+            {
+                "type": "object",
+                "additionalProperties": {"$ref": "#/$defs/AVeryLongDefinitionNameForTestingTheLineSplitting"},
+            },
+            {"type": "null"},
+        ]
+    }
+    stress = {
+        "name": "a_tool_with_a_rather_long_name_to_push_signatures_over_the_line_length_limit",
+        "description": "A long description. " * 20,
+        "inputSchema": {
+            "type": "object",
+            "$defs": {
+                "AVeryLongDefinitionNameForTestingTheLineSplitting": {
+                    "type": "object",
+                    "properties": {"v": {}},
+                }
+            },
+            "properties": {"choice": long_enum, "either": long_union, "odd-name": long_union},
+            "required": ["either"],
+        },
+        "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+    }
+    path = tmp_path / "formatted_stub.py"
+    path.write_text(generate_stubs([*realistic_tools(), stress], source="format test"))
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    config = str(ROOT / "pyproject.toml")
+    formatted = subprocess.run(
+        [ruff, "format", "--check", "--diff", "--config", config, str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert formatted.returncode == 0, formatted.stdout + formatted.stderr
+    checked = subprocess.run(
+        [ruff, "check", "--config", config, "--ignore", "E501", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# --- safety: schema text never becomes code ---------------------------------------------------------------
+
+HOSTILE = [
+    '"""; import os; os.system("echo pwned") #',
+    "'''; import os",
+    'ends with a quote"',
+    'ends with two quotes""',
+    "ends with a backslash\\",
+    "\\N{BULLET} \\x41 \\u0041 not escapes",
+    "line one\nimport os\n# comment\r\nline\rfour",
+    "nul \x00 and bell \x07 and form feed \x0c and vertical tab \x0b",
+    "unicode line separators \u2028 \u2029 \x85 and bidi \u202e override",
+    "café, 日本語, emoji \U0001f600, lone surrogate \ud800",
+    "\t tab-indented\n\t\tmore",
+    '"',
+    "\\",
+]
+
+
+def _hostile_tools(texts: list[str]) -> list[dict[str, Any]]:
+    tools = []
+    for index, text in enumerate(texts):
+        tools.append(
+            {
+                "name": f"tool_{index}",
+                "title": text,
+                "description": text,
+                "inputSchema": {
+                    "type": "object",
+                    "description": text,
+                    "properties": {
+                        "plain": {"type": "string", "description": text, "pattern": text, "default": text},
+                        "odd-key": {"type": "string", "description": text, "enum": [text, "safe"]},
+                        "nested": {"type": "object", "title": text, "properties": {"x": {"const": text}}},
+                    },
+                    "$defs": {"D": {"description": text, "enum": [text]}},
+                },
+                "outputSchema": {
+                    "type": "object",
+                    "description": text,
+                    "properties": {"r": {"description": text}},
+                },
+                "annotations": {"title": text},
+            }
+        )
+    return tools
+
+
+def _skeleton(text: str) -> str:
+    """The module's AST with every string constant blanked: what the code does, not what it says."""
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node.value = ""
+    return ast.dump(tree)
+
+
+def test_hostile_schema_text_stays_text(tmp_module_dir: Path) -> None:
+    hostile = generate_stubs(_hostile_tools(HOSTILE), source='hostile """ source\n import os')
+    benign = generate_stubs(_hostile_tools(["benign"] * len(HOSTILE)), source="benign")
+    assert hostile.isascii()
+    # Same code, only the strings differ: no schema text became a statement, a name or a comment's escape.
+    assert _skeleton(hostile) == _skeleton(benign)
+    module = load(hostile, tmp_module_dir)
+    assert "os" not in vars(module)
+    # The values are exact where they are values (Literal members, tool names) ...
+    for index, text in enumerate(HOSTILE):
+        literal = hints(module, f"Tool{index}Arguments")["odd-key"]
+        assert literal == NotRequired[Literal[text, "safe"]] or (text == "safe")
+    # ... and the docstrings hold the text itself (wrapped, never executed).
+    assert "import os; os.system" in (module.TypedClient.tool_0.__doc__ or "")
+
+
+def test_hostile_tool_and_property_names_stay_text(tmp_module_dir: Path) -> None:
+    names = ['x"); import os; ("', "a\nb", "__import__('os')", "é"]
+    tools = [tool(name, {name: {"type": "string"}}, [name]) for name in names]
+    text = generate_stubs(tools, source="test")
+    module = load(text, tmp_module_dir)
+    assert "os" not in vars(module)
+    calls: list[str] = []
+
+    class Recorder:
+        def call_tool(self, name: str, arguments: dict[str, Any]) -> None:
+            calls.append(name)
+
+    client = module.TypedClient(Recorder())
+    for method in sorted(
+        name for name in vars(module.TypedClient) if name.startswith(("x_", "a_", "tool_", "_"))
+    ):
+        if method.startswith("__") or method in {"_session"}:
+            continue
+        getattr(client, method)()
+    assert sorted(calls) == sorted(names)
+
+
+def test_docstring_escaping_round_trips_exactly() -> None:
+    for text in HOSTILE:
+        lines = escaped_lines(text, 1000)
+        source = '"""' + "\n".join(lines) + '\n"""' if lines else '""""""'
+        value = ast.literal_eval(source)
+        assert isinstance(value, str)
+        expected = "\n".join(line.rstrip() for line in text.strip().replace("\r\n", "\n").split("\n")).strip()
+        # Lone surrogates cannot be in a __doc__: they are kept as visible escapes.
+        expected = re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group()):04x}", expected)
+        assert " ".join(value.split()) == " ".join(expected.expandtabs().split())
+        assert ast.literal_eval(py_string(text)) == text
+
+
+# --- loading tools and the command ------------------------------------------------------------------------
+
+
+def test_saved_tools_list_in_every_shape() -> None:
+    tools = [{"name": "a", "inputSchema": {"type": "object"}}]
+    assert tools_from_json({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}, "f") == tools
+    assert tools_from_json({"tools": tools, "nextCursor": None}, "f") == tools
+    assert tools_from_json(tools, "f") == tools
+    for bad in ({"jsonrpc": "2.0", "id": 1, "error": {"code": -1}}, {"result": 1}, [1], "x"):
+        with pytest.raises(ValueError.__mro__[1]):
+            tools_from_json(bad, "f")
+
+
+def test_command_writes_checks_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "tools.json"
+    saved.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": realistic_tools()}}))
+    output = tmp_path / "out.py"
+    assert stubgen_main([str(saved), "-o", str(output)]) == 0
+    assert output.read_text() == generate_stubs(realistic_tools(), source=str(saved))
+    assert stubgen_main([str(saved), "-o", str(output), "--check"]) == 0
+    output.write_text(output.read_text() + "# edited\n")
+    assert stubgen_main([str(saved), "-o", str(output), "--check"]) == 1
+    assert "out of date" in capsys.readouterr().err
+    assert stubgen_main([str(saved)]) == 0
+    assert capsys.readouterr().out == generate_stubs(realistic_tools(), source=str(saved))
+    (tmp_path / "bad.json").write_text("{")
+    assert stubgen_main([str(tmp_path / "bad.json")]) == 2
+    assert "is not JSON" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        stubgen_main([])
