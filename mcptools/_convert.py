@@ -1,0 +1,315 @@
+"""Validated JSON arguments -> the Python values a tool's annotations promise, compiled once per tool.
+
+Conversion runs only after validation, so a converter may assume the value has the shape its schema describes
+(a dataclass is never built from bad data: validation already went as deep as the schema). Everything that can
+be decided from the types is decided here, at definition time: each converter is a closure over the converters
+of its parts, and a part that needs no conversion has none, so a tool taking ``str`` and ``int`` gets no
+converter at all and pays nothing per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, final
+
+from ._schema.model import (
+    ArrayNode,
+    ChoiceNode,
+    DictNode,
+    Field,
+    MetaNode,
+    Node,
+    ObjectNode,
+    TupleNode,
+    UnionNode,
+    may_convert,
+    to_json,
+    unwrap,
+)
+from ._schema.unions import find_tag
+
+__all__ = ["Converter", "build_arguments_converter", "build_converter", "build_serializer"]
+
+Converter = Callable[[Any], Any]
+
+_PYTHON_TYPES_OF_KIND: Final[dict[str, tuple[type, ...]]] = {
+    "null": (type(None),),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (float,),
+    "string": (str,),
+    "array": (list, tuple),
+    "object": (dict,),
+}
+
+
+def build_converter(node: Node) -> Converter | None:
+    """JSON value -> Python value for ``node``; None when the JSON value already is the Python value."""
+    return _Builder([node]).build(node)
+
+
+def build_arguments_converter(
+    fields: Sequence[Field], extra: Node | None
+) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    """Arguments -> keyword arguments; ``extra`` converts names that are not fields (``**kwargs: T``)."""
+    roots = [field.node for field in fields] + ([extra] if extra is not None else [])
+    builder = _Builder(roots)
+    pairs = [(field.name, builder.build(field.node)) for field in fields]
+    converted = tuple((name, convert) for name, convert in pairs if convert is not None)
+    extra_convert = builder.build(extra) if extra is not None else None
+    if not converted and extra_convert is None:
+        return None
+    if extra_convert is None:
+
+        def convert_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+            out = dict(arguments)
+            for name, convert in converted:
+                if name in out:
+                    out[name] = convert(out[name])
+            return out
+
+        return convert_arguments
+
+    named = frozenset(field.name for field in fields)
+    convert_rest = extra_convert
+
+    def convert_arguments_and_rest(arguments: dict[str, Any]) -> dict[str, Any]:
+        out = dict(arguments)
+        for name, convert in converted:
+            if name in out:
+                out[name] = convert(out[name])
+        for name in arguments.keys() - named:
+            out[name] = convert_rest(out[name])
+        return out
+
+    return convert_arguments_and_rest
+
+
+def build_serializer(node: Node) -> Converter | None:
+    """Python value -> JSON value for a tool's return type; None when no conversion can be needed."""
+    return to_json if may_convert(node) else None
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+@final
+class _Builder:
+    """Builds converters for a graph of nodes, which may be cyclic through recursive classes."""
+
+    __slots__ = ("_built", "_needs")
+
+    def __init__(self, roots: Sequence[Node]) -> None:
+        self._needs = _typeddict_needs(roots)
+        self._built: dict[int, Converter | None] = {}
+
+    def needs(self, node: Node) -> bool:
+        return _needs(node, self._needs)
+
+    def build(self, node: Node) -> Converter | None:
+        node = unwrap(node)
+        if not self.needs(node):
+            return None
+        if isinstance(node, ChoiceNode):
+            return _choice(node)
+        if isinstance(node, ArrayNode):
+            return _array(node.container, self.build(node.item))
+        if isinstance(node, TupleNode):
+            return _tuple([self.build(item) for item in node.items])
+        if isinstance(node, DictNode):
+            return _dict(
+                _choice(node.key) if node.key is not None and node.key.members is not None else None,
+                self.build(node.value),
+            )
+        if isinstance(node, ObjectNode):
+            return self._object(node)
+        if isinstance(node, UnionNode):
+            return self._union(node)
+        raise AssertionError(f"{node!r} needs conversion but has no converter")
+
+    def _object(self, node: ObjectNode) -> Converter:
+        key = id(node)
+        if key in self._built:
+            built = self._built[key]
+            assert built is not None
+            return built
+        # A recursive class reaches itself while its fields are built: hand out a forwarder until it exists.
+        slot: list[Converter] = []
+
+        def forward(value: Any) -> Any:
+            return slot[0](value)
+
+        self._built[key] = forward
+        converted = tuple(
+            (field.name, convert) for field in node.fields if (convert := self.build(field.node)) is not None
+        )
+        convert = _object(node, converted)
+        slot.append(convert)
+        self._built[key] = convert
+        return convert
+
+    def _union(self, node: UnionNode) -> Converter:
+        by_type: dict[type, Converter] = {}
+        for kind, python_types in _PYTHON_TYPES_OF_KIND.items():
+            candidates = [member for member in node.members if kind in member.kinds]
+            converting = [member for member in candidates if self.needs(member)]
+            if not converting:
+                continue
+            if len(candidates) == 1:
+                convert = self.build(candidates[0])
+            else:
+                convert = self._dispatch([unwrap(member) for member in candidates])
+            assert convert is not None
+            for python_type in python_types:
+                by_type[python_type] = convert
+
+        def convert_union(value: Any) -> Any:
+            convert = by_type.get(type(value))
+            return value if convert is None else convert(value)
+
+        return convert_union
+
+    def _dispatch(self, candidates: list[Node]) -> Converter:
+        """Several members share a JSON type: dispatch on the value (choices) or on a tag field (objects)."""
+        if all(isinstance(node, ChoiceNode) for node in candidates):
+            table: dict[object, object] = {}
+            for node in candidates:
+                assert isinstance(node, ChoiceNode)
+                table.update(zip(node.values, node.members or node.values, strict=True))
+            return table.__getitem__
+        objects = [node for node in candidates if isinstance(node, ObjectNode)]
+        tag = find_tag(objects)
+        if tag is None or len(objects) != len(candidates):
+            raise AssertionError("union_problem() lets only choices or tagged objects share a JSON type")
+        by_tag: dict[object, Converter] = {}
+        for node in objects:
+            tag_field = next(field for field in node.fields if field.name == tag)
+            tag_node = unwrap(tag_field.node)
+            assert isinstance(tag_node, ChoiceNode)
+            convert = self.build(node) or _identity
+            for value in tag_node.values:
+                by_tag[value] = convert
+
+        def convert_tagged(value: Any) -> Any:
+            return by_tag[value[tag]](value)
+
+        return convert_tagged
+
+
+def _typeddict_needs(roots: Sequence[Node]) -> dict[int, bool]:
+    """Whether each reachable TypedDict needs conversion: a least fixpoint, since TypedDicts may recurse."""
+    typeddicts: list[ObjectNode] = []
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, MetaNode):
+            stack.append(node.inner)
+        elif isinstance(node, ArrayNode):
+            stack.append(node.item)
+        elif isinstance(node, TupleNode):
+            stack.extend(node.items)
+        elif isinstance(node, DictNode):
+            stack.append(node.value)
+        elif isinstance(node, UnionNode):
+            stack.extend(node.members)
+        elif isinstance(node, ObjectNode) and id(node) not in seen:
+            seen.add(id(node))
+            if node.kind == "typeddict":
+                typeddicts.append(node)
+            stack.extend(field.node for field in node.fields)
+    needs = {id(node): False for node in typeddicts}
+    changed = True
+    while changed:
+        changed = False
+        for node in typeddicts:
+            if not needs[id(node)] and any(_needs(field.node, needs) for field in node.fields):
+                needs[id(node)] = True
+                changed = True
+    return needs
+
+
+def _needs(node: Node, typeddicts: dict[int, bool]) -> bool:
+    """Whether a JSON value of this type differs from the Python value (TypedDicts looked up, not walked)."""
+    node = unwrap(node)
+    if isinstance(node, ChoiceNode):
+        return node.members is not None
+    if isinstance(node, ArrayNode):
+        return node.container != "list" or _needs(node.item, typeddicts)
+    if isinstance(node, TupleNode):
+        return True
+    if isinstance(node, DictNode):
+        return (node.key is not None and node.key.members is not None) or _needs(node.value, typeddicts)
+    if isinstance(node, ObjectNode):
+        return node.kind != "typeddict" or typeddicts[id(node)]
+    if isinstance(node, UnionNode):
+        return any(_needs(member, typeddicts) for member in node.members)
+    return False
+
+
+def _choice(node: ChoiceNode) -> Converter:
+    assert node.members is not None
+    table = dict(zip(node.values, node.members, strict=True))
+    if len(table) == len(node.values):
+        return table.__getitem__
+    # Python merges True with 1 and False with 0 as dict keys; JSON keeps them apart, so keep the kind too.
+    typed = {
+        (isinstance(value, bool), value): member
+        for value, member in zip(node.values, node.members, strict=True)
+    }
+
+    def convert_choice(value: Any) -> Any:
+        return typed[(isinstance(value, bool), value)]
+
+    return convert_choice
+
+
+def _array(container: str, item: Converter | None) -> Converter:
+    make: Callable[[Any], Any] = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[container]
+    if item is None:
+        return make
+    if container == "list":
+        return lambda value: [item(element) for element in value]
+    return lambda value: make([item(element) for element in value])
+
+
+def _tuple(items: list[Converter | None]) -> Converter:
+    if all(item is None for item in items):
+        return tuple
+    converters = [item or _identity for item in items]
+    return lambda value: tuple([convert(element) for convert, element in zip(converters, value, strict=True)])
+
+
+def _dict(key: Converter | None, value: Converter | None) -> Converter:
+    if key is None:
+        assert value is not None
+        return lambda mapping: {k: value(v) for k, v in mapping.items()}
+    if value is None:
+        return lambda mapping: {key(k): v for k, v in mapping.items()}
+    return lambda mapping: {key(k): value(v) for k, v in mapping.items()}
+
+
+def _object(node: ObjectNode, converted: tuple[tuple[str, Converter], ...]) -> Converter:
+    cls = node.cls
+    if node.kind == "typeddict":
+
+        def convert_typeddict(value: Any) -> Any:
+            out = dict(value)
+            for name, convert in converted:
+                if name in out:
+                    out[name] = convert(out[name])
+            return out
+
+        return convert_typeddict
+    if not converted:
+        return lambda value: cls(**value)
+
+    def convert_instance(value: Any) -> Any:
+        arguments = dict(value)
+        for name, convert in converted:
+            if name in arguments:
+                arguments[name] = convert(arguments[name])
+        return cls(**arguments)
+
+    return convert_instance

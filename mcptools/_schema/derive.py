@@ -1,0 +1,310 @@
+"""A tool function -> everything the SDK publishes and needs about it, derived once at definition time.
+
+``derive_tool`` reads the signature, the resolved type hints and the docstring, and returns a ``DerivedTool``:
+the ``inputSchema``, the description, the argument converter, the injected ``Context`` parameter and, from the
+return annotation, the ``outputSchema`` with its serializer. Every problem is a ``ToolDefinitionError`` raised
+here, naming the tool, the function, the parameter and the fix, so nothing about a tool's shape fails later.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, Final, final, get_args, get_origin
+
+import typing_extensions
+from typing_extensions import get_type_hints
+
+from .._context import Context
+from .._convert import build_arguments_converter, build_serializer
+from .._errors import ToolDefinitionError
+from .._json import JSONObject
+from .docstrings import parse_docstring
+from .emit import SchemaEmitter
+from .hints import HintError, HintReader
+from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, unwrap
+
+__all__ = ["DerivedTool", "derive_tool"]
+
+_UNPACK: Final = tuple(
+    dict.fromkeys(module.Unpack for module in (typing, typing_extensions) if hasattr(module, "Unpack"))
+)
+_PLAIN_TEXT_RETURNS: Final = (None, type(None), str, Any)
+_NO_HINT: Final = object()
+
+
+@final
+class DerivedTool:
+    """What ``derive_tool`` learned about one tool function.
+
+    - ``input_schema``: the ``inputSchema`` to publish (derived, or the explicit one as given);
+    - ``description``: from the docstring's summary and body, None when there is none;
+    - ``convert``: validated JSON arguments -> keyword arguments with Python values; None when no parameter
+      needs converting (and always None for an explicit input_schema);
+    - ``context_param``: the parameter annotated ``Context`` (injected, not in the schema), if any;
+    - ``output_schema``: the ``outputSchema`` from the return annotation; None for str / None / Any / no
+      annotation / a type that is not JSON-shaped (the result is then plain content);
+    - ``serialize_output``: return value -> ``structuredContent``; set exactly when ``output_schema`` is.
+    """
+
+    __slots__ = (
+        "context_param",
+        "convert",
+        "description",
+        "input_schema",
+        "output_schema",
+        "serialize_output",
+    )
+
+    def __init__(
+        self,
+        *,
+        input_schema: JSONObject,
+        description: str | None,
+        convert: Callable[[dict[str, Any]], dict[str, Any]] | None,
+        context_param: str | None,
+        output_schema: JSONObject | None,
+        serialize_output: Callable[[Any], Any] | None,
+    ) -> None:
+        self.input_schema = input_schema
+        self.description = description
+        self.convert = convert
+        self.context_param = context_param
+        self.output_schema = output_schema
+        self.serialize_output = serialize_output
+
+    def __repr__(self) -> str:
+        return (
+            f"DerivedTool(input_schema={self.input_schema!r}, description={self.description!r}, "
+            f"context_param={self.context_param!r}, output_schema={self.output_schema!r})"
+        )
+
+
+def derive_tool(
+    fn: Callable[..., Any], *, input_schema: Mapping[str, Any] | None = None, name: str | None = None
+) -> DerivedTool:
+    """Derive schemas, description and converters of tool ``fn`` (published as ``name``, default its name).
+
+    With ``input_schema`` the schema is the author's: it is checked against the signature, not derived, and
+    arguments reach the function as plain JSON values.
+    """
+    label = _label(fn, name)
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise ToolDefinitionError(
+            f"{label}: its signature cannot be read ({exc}); define the tool with def or async def"
+        ) from None
+    hints, hint_failure = _type_hints(fn)
+    if hint_failure is not None and input_schema is None:
+        raise ToolDefinitionError(
+            f"{label}: its annotations cannot be resolved ({hint_failure}); define or import the names they "
+            "use at module level, or pass input_schema=..."
+        )
+    description = parse_docstring(inspect.getdoc(fn)).description
+    context_param = _check_signature(label, signature, hints)
+    output_schema, serialize_output = _output(hints.get("return", _NO_HINT))
+    if input_schema is not None:
+        schema = _check_explicit_schema(label, signature, context_param, input_schema)
+        return DerivedTool(
+            input_schema=schema,
+            description=description,
+            convert=None,
+            context_param=context_param,
+            output_schema=output_schema,
+            serialize_output=serialize_output,
+        )
+    fields, extra, closed = _parameters(label, fn, signature, hints, context_param)
+    emitter = SchemaEmitter([field.node for field in fields] + ([extra] if extra is not None else []))
+    schema = emitter.finish(emitter.object_schema(fields, extra, closed=closed))
+    return DerivedTool(
+        input_schema=schema,
+        description=description,
+        convert=build_arguments_converter(fields, extra),
+        context_param=context_param,
+        output_schema=output_schema,
+        serialize_output=serialize_output,
+    )
+
+
+def _label(fn: Callable[..., Any], name: str | None) -> str:
+    function = f"{getattr(fn, '__module__', None) or '?'}.{getattr(fn, '__qualname__', None) or repr(fn)}"
+    tool_name = name if name is not None else getattr(fn, "__name__", function)
+    return f"tool {tool_name!r} (function {function})"
+
+
+def _type_hints(fn: Callable[..., Any]) -> tuple[dict[str, Any], str | None]:
+    target: Any = inspect.unwrap(fn)
+    if not inspect.isroutine(target) and callable(target):
+        target = type(target).__call__  # a callable object: its __call__ carries the annotations
+    try:
+        return get_type_hints(target, include_extras=True), None
+    except Exception as exc:  # NameError, TypeError, SyntaxError from user annotations
+        return {}, f"{type(exc).__name__}: {exc}"
+
+
+def _is_context(hint: object) -> bool:
+    return hint is Context or (isinstance(hint, str) and hint.rsplit(".", 1)[-1] == "Context")
+
+
+def _check_signature(label: str, signature: inspect.Signature, hints: dict[str, Any]) -> str | None:
+    """Refuse what MCP cannot call (arguments come by name only); find the Context parameter."""
+    context_param: str | None = None
+    for param in signature.parameters.values():
+        if param.kind is param.VAR_POSITIONAL:
+            raise ToolDefinitionError(
+                f"{label}: parameter '*{param.name}' collects positional arguments, but MCP passes arguments "
+                "by name; declare each argument as its own parameter"
+            )
+        if param.kind is param.POSITIONAL_ONLY:
+            raise ToolDefinitionError(
+                f"{label}: parameter {param.name!r} is positional-only, but MCP passes arguments by name; "
+                "remove the '/' from the signature"
+            )
+        annotation = hints.get(param.name, param.annotation)
+        if param.kind is not param.VAR_KEYWORD and _is_context(annotation):
+            if context_param is not None:
+                raise ToolDefinitionError(
+                    f"{label}: parameter {param.name!r} is a second Context parameter (the first is "
+                    f"{context_param!r}); keep only one"
+                )
+            context_param = param.name
+    return context_param
+
+
+def _parameters(
+    label: str,
+    fn: Callable[..., Any],
+    signature: inspect.Signature,
+    hints: dict[str, Any],
+    context_param: str | None,
+) -> tuple[list[Field], Node | None, bool]:
+    """The schema's fields, the node for extra names (``**kwargs: T``), and whether the schema is closed."""
+    docs = parse_docstring(inspect.getdoc(fn)).params
+    reader = HintReader()
+    fields: list[Field] = []
+    extra: Node | None = None
+    closed = True
+    for param in signature.parameters.values():
+        if param.name == context_param:
+            continue
+        hint = hints.get(param.name, _NO_HINT)
+        where = f"{label}: parameter {param.name!r}"
+        if param.kind is param.VAR_KEYWORD:
+            origin_args = get_args(hint) if get_origin(hint) in _UNPACK else ()
+            if origin_args:
+                node = _read(reader, origin_args[0], f"{label}: parameter '**{param.name}'")
+                if not isinstance(node, ObjectNode) or node.kind != "typeddict":
+                    raise ToolDefinitionError(
+                        f"{label}: parameter '**{param.name}' unpacks something that is not a TypedDict; "
+                        "use Unpack[SomeTypedDict] or a plain **kwargs: T"
+                    )
+                names = {field.name for field in fields}
+                for field in node.fields:
+                    if field.name in names:
+                        raise ToolDefinitionError(
+                            f"{label}: key {field.name!r} of '**{param.name}' repeats a parameter name; "
+                            "rename one of them"
+                        )
+                    fields.append(field)
+            else:
+                closed = False
+                extra = (
+                    AnyNode()
+                    if hint is _NO_HINT
+                    else _read(reader, hint, f"{label}: parameter '**{param.name}'")
+                )
+            continue
+        if hint is _NO_HINT:
+            raise ToolDefinitionError(
+                f"{where} has no annotation; annotate it (for example {param.name}: str) so its type can be "
+                "published, or use typing.Any to accept any JSON value"
+            )
+        node = _read(reader, hint, where)
+        required = param.default is param.empty
+        fields.append(
+            Field(
+                param.name,
+                node,
+                required=required,
+                default=MISSING if required else param.default,
+                description=docs.get(param.name),
+            )
+        )
+    return fields, extra, closed
+
+
+def _read(reader: HintReader, hint: object, where: str) -> Node:
+    try:
+        return reader.read(hint)
+    except HintError as exc:
+        location = f" (in {', '.join(exc.where)})" if exc.where else ""
+        separator = " " if exc.message.startswith("has ") else ": "
+        raise ToolDefinitionError(f"{where}{location}{separator}{exc.message}") from None
+
+
+def _output(hint: object) -> tuple[JSONObject | None, Callable[[Any], Any] | None]:
+    """outputSchema and serializer from the return annotation; (None, None) for plain content results."""
+    if hint is _NO_HINT or any(hint is plain for plain in _PLAIN_TEXT_RETURNS):
+        return None, None
+    try:
+        node = HintReader().read(hint)
+    except HintError:
+        return None, None  # content blocks and other non-JSON returns: not structured output
+    emitter = SchemaEmitter([node])
+    serialize = build_serializer(node)
+    if isinstance(unwrap(node), (ObjectNode, DictNode)):
+        return emitter.finish(emitter.emit(node)), serialize or _as_is
+    wrapped = {"type": "object", "properties": {"result": emitter.emit(node)}, "required": ["result"]}
+    if serialize is None:
+        return emitter.finish(wrapped), _wrap
+    inner = serialize
+    return emitter.finish(wrapped), lambda value: {"result": inner(value)}
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _wrap(value: Any) -> dict[str, Any]:
+    return {"result": value}
+
+
+def _check_explicit_schema(
+    label: str, signature: inspect.Signature, context_param: str | None, schema: Mapping[str, Any]
+) -> JSONObject:
+    """An explicit schema must describe an object the function can be called with."""
+    fix = "pass an object schema like {'type': 'object', 'properties': {...}, 'required': [...]}"
+    if not isinstance(schema, Mapping) or schema.get("type") != "object":
+        raise ToolDefinitionError(f'{label}: input_schema must have "type": "object" at the top; {fix}')
+    properties = schema.get("properties", {})
+    if not isinstance(properties, Mapping):
+        raise ToolDefinitionError(f'{label}: input_schema\'s "properties" must be an object; {fix}')
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(name, str) for name in required):
+        raise ToolDefinitionError(f'{label}: input_schema\'s "required" must be a list of names; {fix}')
+    parameters = {
+        param.name: param
+        for param in signature.parameters.values()
+        if param.kind is not param.VAR_KEYWORD and param.name != context_param
+    }
+    takes_kwargs = any(param.kind is param.VAR_KEYWORD for param in signature.parameters.values())
+    if context_param is not None and context_param in properties:
+        raise ToolDefinitionError(
+            f"{label}: parameter {context_param!r} is the injected Context, but input_schema declares it "
+            "as a property; remove it from the schema"
+        )
+    for name in [*required, *properties]:
+        if name not in parameters and not takes_kwargs:
+            raise ToolDefinitionError(
+                f"{label}: input_schema declares property {name!r}, but the function has no parameter "
+                f"{name!r}; add the parameter (or **kwargs), or remove {name!r} from the schema"
+            )
+    for name, param in parameters.items():
+        if param.default is param.empty and name not in required:
+            raise ToolDefinitionError(
+                f"{label}: parameter {name!r} has no default, but input_schema does not require it; add "
+                f'{name!r} to "required" or give the parameter a default'
+            )
+    return dict(schema)

@@ -1,0 +1,323 @@
+"""The small model between Python type hints and JSON Schema.
+
+Derivation reads hints once into these nodes; the schema emitter (``emit.py``) and the converters
+(``mcptools/_convert.py``) each walk the nodes, never the hints. A node knows which JSON types it accepts
+(``kinds``), which is what union dispatch and constraint checks need. Object nodes (TypedDict, dataclass,
+NamedTuple) are shared between every place their class appears, so a recursive class is one node in a cycle.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+from enum import Enum
+from typing import Any, Final, Literal, final
+
+from .._json import JSONObject
+
+__all__ = [
+    "ALL_KINDS",
+    "MISSING",
+    "AnyNode",
+    "ArrayNode",
+    "ChoiceNode",
+    "DictNode",
+    "Field",
+    "MetaNode",
+    "Node",
+    "ObjectNode",
+    "ScalarNode",
+    "TupleNode",
+    "UnionNode",
+    "json_kind",
+    "json_problem",
+    "may_convert",
+    "to_json",
+    "unwrap",
+]
+
+ALL_KINDS: Final = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
+
+_KIND_OF_PYTHON_TYPE: Final[dict[type, str]] = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+
+
+@final
+class _Missing:
+    """The absence of a default (``None`` is a real default)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Final = _Missing()
+
+
+def json_kind(value: object) -> str | None:
+    """The JSON type of a decoded JSON value (``integer`` for int, ``number`` for float), None if not JSON."""
+    return _KIND_OF_PYTHON_TYPE.get(type(value))
+
+
+def json_problem(value: object) -> str | None:
+    """Why ``value`` is not a decoded JSON value (dict with str keys, list, str, finite number, ...)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{value!r} is not a finite number"
+    if isinstance(value, list):
+        for item in value:
+            problem = json_problem(item)
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"object key {key!r} is not a str"
+            problem = json_problem(item)
+            if problem is not None:
+                return problem
+        return None
+    return f"{type(value).__qualname__} is not a JSON type"
+
+
+def to_json(value: object) -> object:
+    """A Python value of a mappable type -> JSON (Enum -> value, dataclass -> object, tuple -> array).
+
+    A dataclass field holding None whose default is None is left out: it has no value, and publishing
+    ``null`` would tell the client something the tool never said. Values of unknown types pass through
+    unchanged; whoever encodes the result reports them.
+    """
+    cls = type(value)
+    if cls in _KIND_OF_PYTHON_TYPE and cls is not list and cls is not dict:
+        return value
+    if isinstance(value, Enum):
+        return to_json(value.value)
+    if isinstance(value, dict):
+        return {to_json(key): to_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return {name: to_json(item) for name, item in zip(value._fields, value, strict=True)}
+        return [to_json(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        items = [to_json(item) for item in value]
+        with contextlib.suppress(
+            TypeError
+        ):  # mixed types have no order; any order is a correct array for a set
+            items.sort()
+        return items
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, object] = {}
+        for field in dataclasses.fields(value):
+            if not field.init:  # not in the schema (derived from __init__), so not in the value either
+                continue
+            item = getattr(value, field.name)
+            if item is None and field.default is None:
+                continue
+            out[field.name] = to_json(item)
+        return out
+    return value
+
+
+class Node:
+    """One type in the model. ``kinds``: the JSON types a value of this type arrives as."""
+
+    __slots__ = ("kinds",)
+
+    def __init__(self, kinds: frozenset[str]) -> None:
+        self.kinds = kinds
+
+
+@final
+class AnyNode(Node):
+    """``Any`` / ``object``: every JSON value, unconverted."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(ALL_KINDS)
+
+
+@final
+class ScalarNode(Node):
+    """``str``, ``int``, ``float``, ``bool``, ``None``: one JSON type, no conversion.
+
+    ``float`` accepts JSON integers too (``number``); an int arriving for a float parameter stays an int,
+    which Python's numeric tower already allows.
+    """
+
+    __slots__ = ("json_type",)
+
+    def __init__(self, json_type: str) -> None:
+        super().__init__(
+            frozenset({"integer", "number"}) if json_type == "number" else frozenset({json_type})
+        )
+        self.json_type = json_type
+
+
+@final
+class ChoiceNode(Node):
+    """``Literal[...]`` or an ``Enum``: a fixed set of JSON scalars.
+
+    ``members`` are the Python values, position by position, when any differs from its JSON value (Enum
+    members); None when the JSON values are the Python values.
+    """
+
+    __slots__ = ("members", "values")
+
+    def __init__(self, values: tuple[Any, ...], members: tuple[Any, ...] | None) -> None:
+        super().__init__(frozenset(kind for kind in map(json_kind, values) if kind is not None))
+        self.values = values
+        self.members = members
+
+
+ArrayContainer = Literal["list", "tuple", "set", "frozenset"]
+
+
+@final
+class ArrayNode(Node):
+    """A homogeneous array: ``list[T]``, ``Sequence[T]``, ``tuple[T, ...]``, ``set[T]``, ``frozenset[T]``."""
+
+    __slots__ = ("container", "item")
+
+    def __init__(self, item: Node, container: ArrayContainer) -> None:
+        super().__init__(frozenset({"array"}))
+        self.item = item
+        self.container = container
+
+    @property
+    def unique(self) -> bool:
+        return self.container in ("set", "frozenset")
+
+
+@final
+class TupleNode(Node):
+    """A fixed-length tuple ``tuple[A, B]``: one node per position."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple[Node, ...]) -> None:
+        super().__init__(frozenset({"array"}))
+        self.items = items
+
+
+@final
+class DictNode(Node):
+    """``dict[K, V]`` / ``Mapping[K, V]``: an object whose keys are strings (or a str Literal / Enum)."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: ChoiceNode | None, value: Node) -> None:
+        super().__init__(frozenset({"object"}))
+        self.key = key
+        self.value = value
+
+
+@final
+class Field:
+    """One named member of an object node (or one tool parameter)."""
+
+    __slots__ = ("default", "description", "name", "node", "required")
+
+    def __init__(
+        self,
+        name: str,
+        node: Node,
+        *,
+        required: bool,
+        default: object = MISSING,
+        description: str | None = None,
+    ) -> None:
+        self.name = name
+        self.node = node
+        self.required = required
+        # The Python default; emitted in the schema only when it serialises to JSON the node accepts.
+        self.default = default
+        # From a docstring; an Annotated description on the type takes precedence.
+        self.description = description
+
+
+ObjectKind = Literal["typeddict", "dataclass", "namedtuple"]
+
+
+@final
+class ObjectNode(Node):
+    """A TypedDict, dataclass or NamedTuple; ``fields`` comes after creation: a class may contain itself."""
+
+    __slots__ = ("cls", "description", "fields", "kind")
+
+    def __init__(self, cls: type, kind: ObjectKind, description: str | None) -> None:
+        super().__init__(frozenset({"object"}))
+        self.cls = cls
+        self.kind = kind
+        self.description = description
+        self.fields: tuple[Field, ...] = ()
+
+
+@final
+class UnionNode(Node):
+    """``A | B | ...`` (``Optional[T]`` included); members in declaration order."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, members: tuple[Node, ...]) -> None:
+        super().__init__(frozenset().union(*(member.kinds for member in members)))
+        self.members = members
+
+
+@final
+class MetaNode(Node):
+    """``Annotated[T, "text"]`` / ``Annotated[T, Param(...)]``: extra schema keywords on top of ``inner``.
+
+    A wrapper rather than a field on ``inner`` because object nodes are shared: a description on one use of a
+    dataclass must not appear on every other.
+    """
+
+    __slots__ = ("inner", "keywords")
+
+    def __init__(self, inner: Node, keywords: JSONObject) -> None:
+        super().__init__(inner.kinds)
+        self.inner = inner
+        self.keywords = keywords
+
+
+def unwrap(node: Node) -> Node:
+    """The node under any ``Annotated`` layers."""
+    while isinstance(node, MetaNode):
+        node = node.inner
+    return node
+
+
+def may_convert(node: Node, _seen: frozenset[int] = frozenset()) -> bool:
+    """Whether values of this type may differ between JSON and Python (an Enum member, tuple, dataclass).
+
+    Errs towards True on a recursive TypedDict, which is what the union check needs; the converter computes
+    the exact answer.
+    """
+    node = unwrap(node)
+    if isinstance(node, ChoiceNode):
+        return node.members is not None
+    if isinstance(node, ArrayNode):
+        return node.container != "list" or may_convert(node.item, _seen)
+    if isinstance(node, TupleNode):
+        return True
+    if isinstance(node, DictNode):
+        return (node.key is not None and node.key.members is not None) or may_convert(node.value, _seen)
+    if isinstance(node, ObjectNode):
+        if node.kind != "typeddict" or id(node) in _seen:
+            return True
+        inner_seen = _seen | {id(node)}
+        return any(may_convert(field.node, inner_seen) for field in node.fields)
+    if isinstance(node, UnionNode):
+        return any(may_convert(member, _seen) for member in node.members)
+    return False

@@ -1,0 +1,501 @@
+# ruff: noqa: UP007, UP045  (Optional[...] and Union[...] are spellings under test)
+"""derive_tool: exact input schemas for each supported type, defaults, descriptions, Annotated/Param.
+
+This module deliberately does NOT use ``from __future__ import annotations``; test_derive_future.py defines
+the same shapes with string annotations and checks they derive to the same schemas.
+"""
+
+import dataclasses
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, NamedTuple, NewType, Optional, TypedDict, Union
+
+import pytest
+from typing_extensions import NotRequired, Required
+
+from mcptools._schema import Param, derive_tool
+
+
+def schema_of(annotation: Any, **extra: Any) -> dict[str, Any]:
+    """The property schema derived for one required parameter ``x: annotation``."""
+
+    def tool(x: Any) -> None:
+        pass
+
+    tool.__annotations__ = {"x": annotation}
+    derived = derive_tool(tool)
+    assert derived.input_schema["required"] == ["x"]
+    assert derived.input_schema["additionalProperties"] is False
+    prop: dict[str, Any] = derived.input_schema["properties"]["x"]
+    return prop
+
+
+class Color(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Point(TypedDict):
+    x: int
+    y: int
+
+
+@dataclasses.dataclass
+class Box:
+    width: float
+    label: str = "box"
+
+
+class Pair(NamedTuple):
+    left: int
+    right: str = "r"
+
+
+UserId = NewType("UserId", int)
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        (str, {"type": "string"}),
+        (int, {"type": "integer"}),
+        (float, {"type": "number"}),
+        (bool, {"type": "boolean"}),
+        (None, {"type": "null"}),
+        (type(None), {"type": "null"}),
+        (Any, {}),
+        (object, {}),
+        (UserId, {"type": "integer"}),
+        (list[int], {"type": "array", "items": {"type": "integer"}}),
+        (list, {"type": "array"}),
+        (Sequence[str], {"type": "array", "items": {"type": "string"}}),
+        (tuple[int, ...], {"type": "array", "items": {"type": "integer"}}),
+        (
+            tuple[int, str],
+            {
+                "type": "array",
+                "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                "items": False,
+                "minItems": 2,
+                "maxItems": 2,
+            },
+        ),
+        (tuple[()], {"type": "array", "maxItems": 0}),
+        (set[str], {"type": "array", "items": {"type": "string"}, "uniqueItems": True}),
+        (frozenset[int], {"type": "array", "items": {"type": "integer"}, "uniqueItems": True}),
+        (dict[str, int], {"type": "object", "additionalProperties": {"type": "integer"}}),
+        (dict[str, Any], {"type": "object"}),
+        (dict, {"type": "object"}),
+        (
+            Mapping[str, list[str]],
+            {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        ),
+        (
+            dict[Literal["a", "b"], int],
+            {
+                "type": "object",
+                "propertyNames": {"type": "string", "enum": ["a", "b"]},
+                "additionalProperties": {"type": "integer"},
+            },
+        ),
+        (Literal["c", "f"], {"type": "string", "enum": ["c", "f"]}),
+        (Literal["only"], {"type": "string", "const": "only"}),
+        (Literal[1, 2, 3], {"type": "integer", "enum": [1, 2, 3]}),
+        (Literal[True], {"type": "boolean", "const": True}),
+        (Literal["a", 1], {"type": ["string", "integer"], "enum": ["a", 1]}),
+        (Literal["a", None], {"type": ["string", "null"], "enum": ["a", None]}),
+        (Color, {"type": "string", "enum": ["red", "green"]}),
+        (Level, {"type": "integer", "enum": [1, 2]}),
+        (Literal[Color.RED], {"type": "string", "const": "red"}),
+        (Optional[int], {"type": ["integer", "null"]}),
+        (Union[int, str], {"type": ["integer", "string"]}),
+        (int | str | None, {"type": ["integer", "string", "null"]}),
+        (Union[int, float], {"type": "number"}),
+        (Optional[list[int]], {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}),
+        (Optional[Color], {"anyOf": [{"type": "string", "enum": ["red", "green"]}, {"type": "null"}]}),
+        (Optional[Any], {}),
+        (
+            Point,
+            {
+                "type": "object",
+                "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+                "required": ["x", "y"],
+                "additionalProperties": False,
+            },
+        ),
+        (
+            Box,
+            {
+                "type": "object",
+                "properties": {"width": {"type": "number"}, "label": {"type": "string", "default": "box"}},
+                "required": ["width"],
+                "additionalProperties": False,
+            },
+        ),
+        (
+            Pair,
+            {
+                "type": "object",
+                "properties": {"left": {"type": "integer"}, "right": {"type": "string", "default": "r"}},
+                "required": ["left"],
+                "additionalProperties": False,
+            },
+        ),
+        (
+            list[Point],
+            {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+                    "required": ["x", "y"],
+                    "additionalProperties": False,
+                },
+            },
+        ),
+    ],
+    ids=repr,
+)
+def test_type_maps_to_exact_schema(annotation: Any, expected: dict[str, Any]) -> None:
+    assert schema_of(annotation) == expected
+
+
+def test_basic_tool_schema_defaults_and_docstring() -> None:
+    def weather(
+        location: str,
+        days: int = 1,
+        units: Literal["c", "f"] = "c",
+        verbose: bool = False,
+        note: Optional[str] = None,
+    ) -> str:
+        """Get the weather forecast.
+
+        Uses the public forecast service.
+
+        Args:
+            location: The city,
+                for example Paris.
+            days: How many days to forecast.
+        """
+        return location
+
+    derived = derive_tool(weather)
+    assert derived.input_schema == {
+        "type": "object",
+        "properties": {
+            "location": {"type": "string", "description": "The city, for example Paris."},
+            "days": {"type": "integer", "description": "How many days to forecast.", "default": 1},
+            "units": {"type": "string", "enum": ["c", "f"], "default": "c"},
+            "verbose": {"type": "boolean", "default": False},
+            "note": {"type": ["string", "null"], "default": None},
+        },
+        "required": ["location"],
+        "additionalProperties": False,
+    }
+    assert derived.description == "Get the weather forecast.\n\nUses the public forecast service."
+    assert derived.convert is None
+    assert derived.context_param is None
+    assert derived.output_schema is None
+    assert derived.serialize_output is None
+
+
+def test_no_parameters_and_no_docstring() -> None:
+    def ping() -> str:
+        return "pong"
+
+    derived = derive_tool(ping)
+    assert derived.input_schema == {"type": "object", "properties": {}, "additionalProperties": False}
+    assert derived.description is None
+
+
+def test_default_not_of_the_type_is_left_out() -> None:
+    def tool(limit: int = None) -> None:  # type: ignore[assignment]  # noqa: RUF013
+        pass
+
+    prop = derive_tool(tool).input_schema["properties"]["limit"]
+    assert prop == {"type": "integer"}
+    assert derive_tool(tool).input_schema.get("required") is None
+
+
+def test_enum_default_is_published_as_its_value() -> None:
+    def tool(color: Color = Color.GREEN, level: Level = Level.HIGH) -> None:
+        pass
+
+    props = derive_tool(tool).input_schema["properties"]
+    assert props["color"]["default"] == "green"
+    assert props["level"]["default"] == 2
+    assert type(props["level"]["default"]) is int
+
+
+def test_container_defaults_become_json() -> None:
+    def tool(
+        pair: tuple[int, int] = (1, 2),
+        tags: frozenset[str] = frozenset({"b", "a"}),
+        box: Box = Box(2.0),  # noqa: B008 - a frozen-looking default, published as its JSON form
+        anything: Any = object(),  # noqa: B008 - not JSON, so not published
+    ) -> None:
+        pass
+
+    props = derive_tool(tool).input_schema["properties"]
+    assert props["pair"]["default"] == [1, 2]
+    assert props["tags"]["default"] == ["a", "b"]
+    assert props["box"]["default"] == {"width": 2.0, "label": "box"}
+    assert "default" not in props["anything"]
+
+
+def test_annotated_text_and_param_constraints() -> None:
+    def tool(
+        city: Annotated[str, "The city name"],
+        days: Annotated[int, Param("How many days", minimum=1, maximum=16)] = 3,
+        code: Annotated[str, Param(min_length=2, max_length=3, pattern="^[A-Z]+$", format="iso-3166")] = "FR",
+        ratio: Annotated[float, Param(exclusive_minimum=0, exclusive_maximum=1, multiple_of=0.25)] = 0.5,
+        tags: Annotated[list[str], Param(min_items=1, max_items=5, unique_items=True, examples=[["a"]])] = [],  # noqa: B006
+        extra: Annotated[dict[str, int], Param(min_properties=1, max_properties=2, title="Extra")] = {},  # noqa: B006
+        old: Annotated[bool, Param(deprecated=True)] = False,
+    ) -> None:
+        """Do it.
+
+        Args:
+            city: Ignored because Annotated has a description.
+            old: Old flag.
+        """
+
+    props = derive_tool(tool).input_schema["properties"]
+    assert props["city"] == {"type": "string", "description": "The city name"}
+    assert props["days"] == {
+        "type": "integer",
+        "description": "How many days",
+        "minimum": 1,
+        "maximum": 16,
+        "default": 3,
+    }
+    assert props["code"] == {
+        "type": "string",
+        "minLength": 2,
+        "maxLength": 3,
+        "pattern": "^[A-Z]+$",
+        "format": "iso-3166",
+        "default": "FR",
+    }
+    assert props["ratio"] == {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "exclusiveMaximum": 1,
+        "multipleOf": 0.25,
+        "default": 0.5,
+    }
+    assert props["tags"] == {
+        "type": "array",
+        "items": {"type": "string"},
+        "minItems": 1,
+        "maxItems": 5,
+        "uniqueItems": True,
+        "examples": [["a"]],
+        "default": [],
+    }
+    assert props["extra"] == {
+        "type": "object",
+        "additionalProperties": {"type": "integer"},
+        "title": "Extra",
+        "minProperties": 1,
+        "maxProperties": 2,
+        "default": {},
+    }
+    assert props["old"] == {
+        "type": "boolean",
+        "deprecated": True,
+        "description": "Old flag.",
+        "default": False,
+    }
+
+
+def test_annotated_nested_inside_containers_and_fields() -> None:
+    class Item(TypedDict):
+        name: Annotated[str, Param("Item name", min_length=1)]
+        qty: NotRequired[Annotated[int, Param(minimum=0)]]
+
+    def tool(items: list[Annotated[Item, "One line of the order"]]) -> None:
+        pass
+
+    prop = derive_tool(tool).input_schema["properties"]["items"]
+    assert prop == {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "Item name", "minLength": 1},
+                "qty": {"type": "integer", "minimum": 0},
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+            "description": "One line of the order",
+        },
+    }
+
+
+def test_optional_with_constraint_keeps_type_list() -> None:
+    assert schema_of(Annotated[Optional[int], Param(minimum=0)]) == {
+        "type": ["integer", "null"],
+        "minimum": 0,
+    }
+    assert schema_of(Optional[Annotated[str, "text"]]) == {
+        "anyOf": [{"type": "string", "description": "text"}, {"type": "null"}]
+    }
+
+
+def test_typeddict_required_and_not_required() -> None:
+    class Partial(TypedDict, total=False):
+        a: int
+        b: Required[str]
+
+    class Full(TypedDict):
+        c: int
+        d: NotRequired[str]
+
+    class Child(Partial):
+        e: bool
+
+    assert schema_of(Partial)["required"] == ["b"]
+    assert schema_of(Full)["required"] == ["c"]
+    child = schema_of(Child)
+    assert list(child["properties"]) == ["a", "b", "e"]
+    assert child["required"] == ["b", "e"]
+
+
+def test_dataclass_fields_init_false_classvar_and_factory() -> None:
+    @dataclasses.dataclass
+    class Settings:
+        name: str
+        tags: list[str] = dataclasses.field(default_factory=list)
+        computed: int = dataclasses.field(init=False, default=0)
+
+    assert schema_of(Settings) == {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+        "required": ["name"],
+        "additionalProperties": False,
+    }
+
+
+def test_class_docstrings_describe_objects_and_fields() -> None:
+    @dataclasses.dataclass
+    class Address:
+        """A postal address.
+
+        Attributes:
+            street: Street and number.
+            city: The city.
+        """
+
+        street: str
+        city: Annotated[str, "City name (Annotated wins)"]
+
+    class Mood(enum.Enum):
+        """How the user feels."""
+
+        HAPPY = "happy"
+
+    assert schema_of(Address) == {
+        "type": "object",
+        "description": "A postal address.",
+        "properties": {
+            "street": {"type": "string", "description": "Street and number."},
+            "city": {"type": "string", "description": "City name (Annotated wins)"},
+        },
+        "required": ["street", "city"],
+        "additionalProperties": False,
+    }
+    assert schema_of(Mood) == {"type": "string", "const": "happy", "description": "How the user feels."}
+
+
+def test_generic_dataclass_is_specialised() -> None:
+    from typing import Generic, TypeVar
+
+    T = TypeVar("T")
+
+    @dataclasses.dataclass
+    class Wrapper(Generic[T]):
+        value: T
+        values: list[T]
+
+    assert schema_of(Wrapper[int])["properties"] == {
+        "value": {"type": "integer"},
+        "values": {"type": "array", "items": {"type": "integer"}},
+    }
+    assert schema_of(Wrapper)["properties"] == {"value": {}, "values": {"type": "array"}}
+
+
+def test_kwargs_opens_the_schema() -> None:
+    def loose(a: int, **rest: Any) -> None:
+        pass
+
+    def typed(a: int, **rest: str) -> None:
+        pass
+
+    assert derive_tool(loose).input_schema == {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}},
+        "required": ["a"],
+    }
+    assert derive_tool(typed).input_schema["additionalProperties"] == {"type": "string"}
+
+
+def test_unpacked_typeddict_kwargs_become_properties() -> None:
+    from typing_extensions import Unpack
+
+    class Options(TypedDict, total=False):
+        color: Color
+        size: int
+
+    def tool(name: str, **options: Unpack[Options]) -> None:
+        pass
+
+    derived = derive_tool(tool)
+    assert derived.input_schema == {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "color": {"type": "string", "enum": ["red", "green"]},
+            "size": {"type": "integer"},
+        },
+        "required": ["name"],
+        "additionalProperties": False,
+    }
+    assert derived.convert is not None
+    assert derived.convert({"name": "n", "color": "red"}) == {"name": "n", "color": Color.RED}
+
+
+def test_context_parameter_is_injected_not_published() -> None:
+    from mcptools._context import Context
+
+    def tool(query: str, ctx: Context) -> None:
+        pass
+
+    derived = derive_tool(tool)
+    assert derived.context_param == "ctx"
+    assert derived.input_schema["properties"] == {"query": {"type": "string"}}
+    assert derived.input_schema["required"] == ["query"]
+
+
+def test_methods_and_async_functions() -> None:
+    class Service:
+        def lookup(self, key: str) -> None:
+            """Look a key up."""
+
+    async def fetch(url: str) -> int:
+        return 1
+
+    assert derive_tool(Service().lookup).input_schema["properties"] == {"key": {"type": "string"}}
+    assert derive_tool(Service().lookup).description == "Look a key up."
+    derived = derive_tool(fetch)
+    assert derived.input_schema["required"] == ["url"]
+    assert derived.output_schema == {
+        "type": "object",
+        "properties": {"result": {"type": "integer"}},
+        "required": ["result"],
+    }
