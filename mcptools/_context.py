@@ -195,7 +195,7 @@ class Context:
             if self._session is not None and self._session.is_legacy
             else self.client_capabilities
         )
-        missing = {}
+        missing: dict[str, dict[str, Any]] = {}
         for request in requests.values():
             name = _CAPABILITY.get(request["method"])
             if name is not None and type(capabilities.get(name)) is not dict:

@@ -83,7 +83,7 @@ def _tool_result(registry: ToolRegistry, tool: Tool, value: Any) -> dict[str, An
 
 def _tools_call(registry: ToolRegistry, request_id: RequestId, params: dict[str, Any]) -> Response | None:
     prepared = _prepare_call(registry, request_id, params)
-    if type(prepared) is dict:
+    if isinstance(prepared, dict):
         return prepared
     tool, arguments = prepared
     if tool.is_async or tool.context_param is not None:

@@ -83,7 +83,10 @@ class Session:
 
     def resolve(self, message: dict[str, Any]) -> bool:
         """Deliver a client's response to the request waiting for it; ``False`` if nothing was waiting."""
-        future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+        request_id = message.get("id")
+        if not isinstance(request_id, (str, int)):
+            return False
+        future = self._pending.get(request_id)
         if future is None or future.done():
             return False
         error = message.get("error")
@@ -110,7 +113,9 @@ class Session:
 
     def cancel(self, request_id: object) -> bool:
         """Stop a running call (``notifications/cancelled``); its response is then never sent."""
-        entry = self._running.get(request_id)  # type: ignore[arg-type]
+        if not isinstance(request_id, (str, int)):
+            return False
+        entry = self._running.get(request_id)
         if entry is None:
             return False
         task, on_cancel = entry
