@@ -517,7 +517,9 @@ def test_generated_modules_are_already_formatted_and_lint_clean(tmp_path: Path) 
         "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
     }
     path = tmp_path / "formatted_stub.py"
-    path.write_text(generate_stubs([*realistic_tools(), stress], source="format test"))
+    path.write_text(
+        generate_stubs([*realistic_tools(), *_hostile_tools(HOSTILE), stress], source="format test")
+    )
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     config = str(ROOT / "pyproject.toml")
     formatted = subprocess.run(
@@ -542,6 +544,8 @@ HOSTILE = [
     '"""; import os; os.system("echo pwned") #',
     "'''; import os",
     'ends with a quote"',
+    '"starts with a quote',
+    '  " spaced quote at both ends "  ',
     'ends with two quotes""',
     "ends with a backslash\\",
     "\\N{BULLET} \\x41 \\u0041 not escapes",

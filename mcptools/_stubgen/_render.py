@@ -150,7 +150,14 @@ def _docstring(text: str, indent: str) -> list[str]:
     lines = escaped_lines(text, LINE_LENGTH - len(indent) - 4)
     if not lines:
         return []
-    single = f'{indent}"""{lines[0]}"""'
+    # A quote next to the opening or closing quotes is escaped: formatters would otherwise add a space.
+    # (Escaping leaves no quote escaped at the end of a line, so a final quote is always a bare one.)
+    single_line = lines[0][:-1] + '\\"' if len(lines) == 1 and lines[0].endswith('"') else lines[0]
+    if single_line.startswith('"'):
+        single_line = "\\" + single_line
+    if lines[0].startswith('"'):
+        lines[0] = "\\" + lines[0]
+    single = f'{indent}"""{single_line}"""'
     if len(lines) == 1 and len(single) <= LINE_LENGTH:
         return [single]
     body = [f'{indent}"""{lines[0]}', *[(indent + line) if line else "" for line in lines[1:]]]

@@ -42,21 +42,27 @@ def _escape_char(char: str) -> str:
 
 
 def py_string(text: str) -> str:
-    """A double-quoted, ASCII-only Python literal whose value is exactly ``text``."""
-    return '"' + "".join('\\"' if char == '"' else _escape_char(char) for char in text) + '"'
+    """An ASCII-only Python literal whose value is exactly ``text``.
+
+    Double-quoted unless the text holds more double quotes than single ones: the choice ``ruff format``
+    makes, so the generated module is already formatted.
+    """
+    quote = "'" if text.count('"') > text.count("'") else '"'
+    return quote + "".join("\\" + char if char == quote else _escape_char(char) for char in text) + quote
 
 
 def _escape_docstring_line(line: str) -> str:
-    """A line for the inside of a triple-quoted string: no run of two quotes, no quote at the end.
+    """A line for the inside of a triple-quoted string: never two unescaped quotes in a row.
 
-    A quote is escaped only when another quote follows it, or when it ends the line (the closing quotes may
-    follow), so ``"c" or "f"`` stays readable while three quotes in a row can never appear unescaped.
+    A quote is escaped only when another quote follows it, so ``"c" or "f"`` stays readable while three
+    quotes in a row can never appear unescaped. (A docstring whose text ends with a quote puts its closing
+    quotes on their own line.)
     """
     parts: list[str] = []
     for index, char in enumerate(line):
         if char == '"':
-            is_last = index + 1 == len(line)
-            parts.append('\\"' if is_last or line[index + 1] == '"' else '"')
+            is_followed = index + 1 < len(line) and line[index + 1] == '"'
+            parts.append('\\"' if is_followed else '"')
         elif 0xD800 <= ord(char) <= 0xDFFF:
             # A lone surrogate cannot be in a class's __doc__ (CPython encodes it as UTF-8): keep it visible.
             parts.append(f"\\\\u{ord(char):04x}")
