@@ -255,7 +255,10 @@ def _output(hint: object) -> tuple[JSONObject | None, Callable[[Any], Any] | Non
     emitter = SchemaEmitter([node])
     serialize = build_serializer(node)
     if isinstance(unwrap(node), (ObjectNode, DictNode)):
-        return emitter.finish(emitter.emit(node)), serialize or _as_is
+        schema = emitter.emit(node)
+        if "$ref" in schema:  # a recursive class: MCP wants "type": "object" at the root, so inline it there
+            schema = {**emitter.defs[schema.pop("$ref").rsplit("/", 1)[1]], **schema}
+        return emitter.finish(schema), serialize or _as_is
     wrapped = {"type": "object", "properties": {"result": emitter.emit(node)}, "required": ["result"]}
     if serialize is None:
         return emitter.finish(wrapped), _wrap

@@ -173,7 +173,7 @@ class HintReader:
                 f"{type_text(hint)} only means something on a TypedDict key; remove it here",
             )
         if origin in _ARRAYS:
-            item = self._inside(args[0], "items") if args else AnyNode()
+            item = self._inside(args[0], f"the items of {type_text(hint)}") if args else AnyNode()
             return ArrayNode(item, _ARRAYS[origin])
         if origin is tuple:
             return self._tuple(args)
@@ -254,7 +254,7 @@ class HintReader:
         return MetaNode(inner, keywords) if keywords else inner
 
     def _union(self, args: tuple[object, ...]) -> Node:
-        members = tuple(self._inside(arg, f"member {type_text(arg)}") for arg in args)
+        members = tuple(self._inside(arg, f"the union member {type_text(arg)}") for arg in args)
         if len(members) == 1:
             return members[0]
         problem = union_problem(members, [type_text(arg) for arg in args])
@@ -296,10 +296,10 @@ class HintReader:
 
     def _tuple(self, args: tuple[object, ...]) -> Node:
         if len(args) == 2 and args[1] is Ellipsis:
-            return ArrayNode(self._inside(args[0], "items"), "tuple")
+            return ArrayNode(self._inside(args[0], f"the items of tuple[{type_text(args[0])}, ...]"), "tuple")
         if args == ((),):  # typing.Tuple[()] on older Pythons
             args = ()
-        return TupleNode(tuple(self._inside(arg, f"item {index}") for index, arg in enumerate(args)))
+        return TupleNode(tuple(self._inside(arg, f"tuple item {index}") for index, arg in enumerate(args)))
 
     def _mapping(self, hint: object, args: tuple[object, ...]) -> Node:
         if not args:
@@ -307,14 +307,14 @@ class HintReader:
         key_hint, value_hint = args
         key: ChoiceNode | None = None
         if key_hint is not str and key_hint is not Any:
-            key_node = self._inside(key_hint, "keys")
+            key_node = self._inside(key_hint, f"the keys of {type_text(hint)}")
             if not isinstance(key_node, ChoiceNode) or key_node.kinds != {"string"}:
                 raise HintError(
                     f"has annotation {type_text(hint)}, but JSON object keys are strings; use str keys "
                     "(or a Literal / Enum of strings)"
                 )
             key = key_node
-        return DictNode(key, self._inside(value_hint, "values"))
+        return DictNode(key, self._inside(value_hint, f"the values of {type_text(hint)}"))
 
     def _object(self, hint: object, cls: type, args: tuple[object, ...]) -> Node:
         node = self._objects.get(hint)
