@@ -1,8 +1,9 @@
-"""The same shapes as test_derive.py, written with ``from __future__ import annotations`` (string annotations).
+# ruff: noqa: UP045  (Optional[...] is a spelling under test)
+"""The shapes of test_derive.py again, with ``from __future__ import annotations`` (string annotations).
 
-Every annotation below is a string until ``get_type_hints`` resolves it, including ``Required``/``NotRequired``
-inside TypedDicts, which class creation cannot see in this mode. Classes live at module level so their string
-annotations resolve; recursive classes are here too because they need it.
+Every annotation below is a string until ``get_type_hints`` resolves it, including ``Required`` and
+``NotRequired`` inside TypedDicts, which class creation cannot see in this mode. Classes live at module level
+so their string annotations resolve; recursive classes are here too because they need it.
 """
 
 from __future__ import annotations
