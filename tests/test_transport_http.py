@@ -1,0 +1,406 @@
+"""The Streamable HTTP ASGI app, driven in-process: guards, header rules, sessions, SSE and resumption."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from typing import Any
+
+import pytest
+
+from mcptools import ToolRegistry
+from mcptools._context import Context
+from mcptools._transports.asgi import StreamableHTTPApp
+
+LATEST = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": LATEST,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def make_registry() -> ToolRegistry:
+    registry = ToolRegistry("http-test")
+
+    @registry.tool
+    def echo(text: str) -> str:
+        return text
+
+    @registry.tool
+    async def slow_progress(ctx: Context) -> str:
+        for step in (1, 2):
+            await ctx.report_progress(step, 2)
+            await asyncio.sleep(0.01)
+        return "progressed"
+
+    @registry.tool
+    async def reconnect(ctx: Context) -> str:
+        await ctx.close_stream()
+        await asyncio.sleep(0.05)
+        return "after the cut"
+
+    @registry.tool(
+        input_schema={
+            "type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+            "required": ["region"],
+        }
+    )
+    def regional(region: str) -> str:
+        return region
+
+    return registry
+
+
+class Reply:
+    def __init__(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def events(self) -> list[dict[str, str]]:
+        parsed = []
+        for block in self.body.decode().split("\n\n"):
+            if not block.strip():
+                continue
+            event: dict[str, str] = {}
+            for line in block.split("\n"):
+                name, _, value = line.partition(": ")
+                event[name] = value
+            parsed.append(event)
+        return parsed
+
+    def messages(self) -> list[Any]:
+        return [json.loads(e["data"]) for e in self.events() if e.get("data")]
+
+
+async def call(
+    app: StreamableHTTPApp,
+    method: str = "POST",
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+    path: str = "/mcp",
+    raw: bytes | None = None,
+) -> Reply:
+    payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
+    base = {
+        "host": "127.0.0.1:8000",
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+    }
+    base.update({k.lower(): v for k, v in (headers or {}).items()})
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "headers": [(k.encode(), v.encode()) for k, v in base.items() if v is not None],
+    }
+    sent = False
+    finished = asyncio.Event()
+    status = 0
+    response_headers: dict[str, str] = {}
+    chunks: list[bytes] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": payload, "more_body": False}
+        await finished.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            response_headers.update({k.decode(): v.decode() for k, v in message.get("headers", [])})
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                finished.set()
+
+    await asyncio.wait_for(app(scope, receive, send), 10)
+    return Reply(status, response_headers, b"".join(chunks))
+
+
+def stateless_headers(method: str, name: str | None = None, **extra: str) -> dict[str, str]:
+    headers = {"mcp-protocol-version": LATEST, "mcp-method": method}
+    if name is not None:
+        headers["mcp-name"] = name
+    headers.update(extra)
+    return headers
+
+
+def request(method: str, params: dict[str, Any] | None = None, request_id: int = 1) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**(params or {}), "_meta": META}}
+
+
+@pytest.fixture
+def app() -> StreamableHTTPApp:
+    return StreamableHTTPApp(make_registry())
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(coroutine)
+
+
+# -- guards --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("host", "origin", "status"),
+    [
+        ("127.0.0.1:8000", None, 200),
+        ("localhost", "http://localhost:3000", 200),
+        ("[::1]:9", "https://[::1]", 200),
+        ("evil.example.com", None, 403),
+        ("evil.example.com:8000", "http://evil.example.com:8000", 403),
+        ("127.0.0.1:8000", "http://evil.example.com", 403),
+        ("localhost.evil.com", None, 403),
+        ("127.0.0.1:notaport", None, 403),
+        ("", None, 403),
+    ],
+)
+def test_dns_rebinding_guard(app: StreamableHTTPApp, host: str, origin: str | None, status: int) -> None:
+    headers = stateless_headers("tools/list", host=host)
+    if origin is not None:
+        headers["origin"] = origin
+    reply = run(call(app, body=request("tools/list"), headers=headers))
+    assert reply.status == status
+
+
+def test_allow_list_adds_hosts_and_star_disables_the_guard() -> None:
+    custom = StreamableHTTPApp(make_registry(), allowed_hosts=["mcp.example.com"])
+    headers = stateless_headers("tools/list", host="mcp.example.com", origin="https://mcp.example.com")
+    assert run(call(custom, body=request("tools/list"), headers=headers)).status == 200
+    assert (
+        run(call(custom, body=request("tools/list"), headers=stateless_headers("tools/list"))).status == 403
+    )
+    open_app = StreamableHTTPApp(make_registry(), allowed_hosts=["*"])
+    headers = stateless_headers("tools/list", host="anything.example")
+    assert run(call(open_app, body=request("tools/list"), headers=headers)).status == 200
+
+
+def test_http_level_refusals(app: StreamableHTTPApp) -> None:
+    body = request("tools/list")
+    headers = stateless_headers("tools/list")
+    assert run(call(app, body=body, headers=headers, path="/other")).status == 404
+    assert run(call(app, "PUT", body=body, headers=headers)).status == 405
+    assert run(call(app, body=body, headers={**headers, "content-type": "text/plain"})).status == 415
+    assert run(call(app, body=body, headers={**headers, "accept": "text/html"})).status == 406
+    small = StreamableHTTPApp(make_registry(), max_body_bytes=64)
+    assert run(call(small, body=body, headers=headers)).status == 413
+    assert run(call(small, body=body, headers={**headers, "content-length": "999999"})).status == 413
+    parse = run(call(app, raw=b"{not json", headers=headers))
+    assert parse.status == 400 and parse.json()["error"]["code"] == -32700
+    batch = run(call(app, body=[body], headers=headers))
+    assert batch.status == 400 and batch.json()["error"]["code"] == -32600
+
+
+# -- 2026-07-28 stateless POST -------------------------------------------------------------------------
+
+
+def test_stateless_json_answer(app: StreamableHTTPApp) -> None:
+    reply = run(
+        call(
+            app,
+            body=request("tools/call", {"name": "echo", "arguments": {"text": "hi"}}),
+            headers=stateless_headers("tools/call", "echo"),
+        )
+    )
+    assert reply.status == 200 and reply.headers["content-type"] == "application/json"
+    assert reply.json()["result"]["content"] == [{"type": "text", "text": "hi"}]
+    assert "mcp-session-id" not in reply.headers
+
+
+@pytest.mark.parametrize(
+    ("headers", "code", "status"),
+    [
+        ({"mcp-protocol-version": LATEST}, -32020, 400),
+        ({"mcp-protocol-version": LATEST, "mcp-method": "prompts/list"}, -32020, 400),
+        ({"mcp-protocol-version": LATEST, "mcp-method": "TOOLS/CALL"}, -32020, 400),
+        ({"mcp-method": "tools/call", "mcp-name": "echo"}, -32020, 400),
+        ({"mcp-protocol-version": "2025-11-25", "mcp-method": "tools/call", "mcp-name": "echo"}, -32020, 400),
+        ({"mcp-protocol-version": LATEST, "mcp-method": "tools/call"}, -32020, 400),
+        ({"mcp-protocol-version": LATEST, "mcp-method": "tools/call", "mcp-name": "other"}, -32020, 400),
+        ({"MCP-PROTOCOL-VERSION": LATEST, "MCP-METHOD": " tools/call ", "Mcp-Name": "  echo  "}, None, 200),
+    ],
+)
+def test_headers_must_agree_with_the_body(
+    app: StreamableHTTPApp, headers: dict[str, str], code: int | None, status: int
+) -> None:
+    body = request("tools/call", {"name": "echo", "arguments": {"text": "x"}}, request_id=41)
+    reply = run(call(app, body=body, headers=headers))
+    assert reply.status == status
+    if code is not None:
+        assert reply.json() == {"jsonrpc": "2.0", "id": 41, "error": reply.json()["error"]}
+        assert reply.json()["error"]["code"] == code
+
+
+def test_meta_problems_and_versions_map_to_http_statuses(app: StreamableHTTPApp) -> None:
+    missing = {"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": {}}
+    reply = run(call(app, body=missing, headers=stateless_headers("server/discover")))
+    assert (reply.status, reply.json()["error"]["code"], reply.json()["id"]) == (400, -32602, 3)
+    future = request("server/discover")
+    future["params"]["_meta"] = {**META, "io.modelcontextprotocol/protocolVersion": "v999"}
+    reply = run(
+        call(
+            app, body=future, headers=stateless_headers("server/discover", **{"mcp-protocol-version": "v999"})
+        )
+    )
+    assert reply.status == 400
+    assert reply.json()["error"]["data"] == {"supported": [LATEST], "requested": "v999"}
+    unknown = run(call(app, body=request("nope/nope"), headers=stateless_headers("nope/nope")))
+    assert (unknown.status, unknown.json()["error"]["code"]) == (404, -32601)
+
+
+def test_notifications_stream_as_sse_then_the_answer(app: StreamableHTTPApp) -> None:
+    body = request("tools/call", {"name": "slow_progress"})
+    body["params"]["_meta"]["progressToken"] = "p1"
+    reply = run(call(app, body=body, headers=stateless_headers("tools/call", "slow_progress")))
+    assert reply.status == 200 and reply.headers["content-type"] == "text/event-stream"
+    messages = reply.messages()
+    assert [m.get("method") for m in messages] == ["notifications/progress", "notifications/progress", None]
+    assert messages[-1]["result"]["content"][0]["text"] == "progressed"
+
+
+@pytest.mark.parametrize(
+    ("header", "accepted"),
+    [
+        ("Hello", True),
+        ("=?base64?" + base64.b64encode(b"Hello").decode() + "?=", True),
+        ("=?base64?SGVsbG8?=", False),
+        ("=?base64?SGVs!!!bG8=?=", False),
+        ("Goodbye", False),
+        (None, False),
+    ],
+)
+def test_mcp_param_headers(app: StreamableHTTPApp, header: str | None, accepted: bool) -> None:
+    headers = stateless_headers("tools/call", "regional")
+    if header is not None:
+        headers["mcp-param-region"] = header
+    reply = run(
+        call(
+            app,
+            body=request("tools/call", {"name": "regional", "arguments": {"region": "Hello"}}),
+            headers=headers,
+        )
+    )
+    if accepted:
+        assert reply.status == 200 and reply.json()["result"]["content"][0]["text"] == "Hello"
+    else:
+        assert reply.status == 400 and reply.json()["error"]["code"] == -32020
+
+
+# -- 2025 sessions -------------------------------------------------------------------------------------
+
+
+def initialize(app: StreamableHTTPApp, version: str = "2025-11-25") -> str:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    reply = run(call(app, body=body))
+    assert reply.status == 200
+    assert reply.json()["result"]["protocolVersion"] == version
+    session_id = reply.headers["mcp-session-id"]
+    assert session_id and all(0x21 <= ord(c) <= 0x7E for c in session_id)
+    return session_id
+
+
+def test_session_lifecycle(app: StreamableHTTPApp) -> None:
+    session_id = initialize(app)
+    sid = {"mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+    note = run(call(app, body={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=sid))
+    assert note.status == 202 and note.body == b""
+    listed = run(call(app, body={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=sid))
+    assert listed.status == 200 and listed.headers["content-type"] == "text/event-stream"
+    priming, *rest = listed.events()
+    assert priming["data"] == "" and priming["retry"] and priming["id"]
+    assert [e["id"] for e in rest] and rest[-1]["event"] == "message"
+    assert [t["name"] for t in json.loads(rest[-1]["data"])["result"]["tools"]][0] == "echo"
+    json_only = run(
+        call(
+            app,
+            body={"jsonrpc": "2.0", "id": 2, "method": "ping"},
+            headers={**sid, "accept": "application/json"},
+        )
+    )
+    assert json_only.json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert run(call(app, "DELETE", headers=sid)).status == 204
+    gone = run(call(app, body={"jsonrpc": "2.0", "id": 3, "method": "ping"}, headers=sid))
+    assert gone.status == 404
+    assert run(call(app, "DELETE", headers=sid)).status == 404
+
+
+def test_old_revisions_get_no_priming_event(app: StreamableHTTPApp) -> None:
+    session_id = initialize(app, "2025-03-26")
+    reply = run(
+        call(app, body={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={"mcp-session-id": session_id})
+    )
+    assert all(e.get("data") for e in reply.events())
+
+
+def test_get_rules(app: StreamableHTTPApp) -> None:
+    assert run(call(app, "GET", headers={"accept": "text/event-stream"})).status == 405
+    session_id = initialize(app)
+    assert (
+        run(call(app, "GET", headers={"mcp-session-id": session_id, "accept": "application/json"})).status
+        == 406
+    )
+    assert (
+        run(call(app, "GET", headers={"mcp-session-id": "nope", "accept": "text/event-stream"})).status == 404
+    )
+    bad_version = run(
+        call(
+            app,
+            body={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={"mcp-session-id": session_id, "mcp-protocol-version": "1999-01-01"},
+        )
+    )
+    assert bad_version.status == 400
+
+
+def test_a_cut_stream_resumes_with_last_event_id(app: StreamableHTTPApp) -> None:
+    session_id = initialize(app)
+    sid = {"mcp-session-id": session_id}
+    body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "reconnect"}}
+
+    async def scenario() -> tuple[Reply, Reply]:
+        first = await call(app, body=body, headers=sid)
+        last_id = first.events()[-1]["id"]
+        second = await call(
+            app, "GET", headers={**sid, "accept": "text/event-stream", "last-event-id": last_id}
+        )
+        return first, second
+
+    first, second = run(scenario())
+    assert [m for m in first.messages() if "result" in m] == []
+    [answer] = second.messages()
+    assert answer["id"] == 9 and answer["result"]["content"][0]["text"] == "after the cut"
+
+
+def test_stateless_only_refuses_sessions() -> None:
+    app = StreamableHTTPApp(make_registry(), stateless_only=True)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    reply = run(call(app, body=body, headers={"mcp-method": "initialize"}))
+    assert reply.status == 400 and "mcp-session-id" not in reply.headers
