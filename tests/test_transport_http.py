@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from typing import Any
+from collections.abc import Coroutine, MutableMapping
+from typing import Any, TypeVar
 
 import pytest
 
@@ -13,6 +14,7 @@ from mcptools import ToolRegistry
 from mcptools._context import Context
 from mcptools._transports.asgi import StreamableHTTPApp
 
+T = TypeVar("T")
 LATEST = "2026-07-28"
 META = {
     "io.modelcontextprotocol/protocolVersion": LATEST,
@@ -113,7 +115,7 @@ async def call(
         await finished.wait()
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         nonlocal status
         if message["type"] == "http.response.start":
             status = message["status"]
@@ -144,7 +146,7 @@ def app() -> StreamableHTTPApp:
     return StreamableHTTPApp(make_registry())
 
 
-def run(coroutine: Any) -> Any:
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coroutine)
 
 
@@ -328,7 +330,7 @@ def test_session_lifecycle(app: StreamableHTTPApp) -> None:
     priming, *rest = listed.events()
     assert priming["data"] == "" and priming["retry"] and priming["id"]
     assert [e["id"] for e in rest] and rest[-1]["event"] == "message"
-    assert [t["name"] for t in json.loads(rest[-1]["data"])["result"]["tools"]][0] == "echo"
+    assert json.loads(rest[-1]["data"])["result"]["tools"][0]["name"] == "echo"
     json_only = run(
         call(
             app,
