@@ -1,0 +1,142 @@
+"""mypy, run on code that uses a generated stub, accepts right calls and rejects wrong ones.
+
+One mypy run covers every case: each line marked ``# E: code`` must get exactly that error code, and no other
+line may get an error (the generated stub itself included).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from mcptools._stubgen import generate_stubs
+
+TOOLS = [
+    {
+        "name": "weather",
+        "description": "Forecast the weather.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string"},
+                "days": {"type": "integer", "minimum": 1},
+                "units": {"type": "string", "enum": ["c", "f"]},
+            },
+            "required": ["location"],
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {"temperature": {"type": "number"}, "summary": {"type": "string"}},
+            "required": ["temperature"],
+        },
+    },
+    {"name": "ping", "inputSchema": {"type": "object"}},
+    {
+        "name": "odd",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"from": {"type": "string"}, "a-b": {"type": "integer"}},
+            "required": ["from"],
+        },
+    },
+    {"name": "kv", "inputSchema": {"type": "object", "additionalProperties": {"type": "integer"}}},
+]
+
+CLIENT = """\
+from typing import Any
+
+from typing_extensions import assert_type
+
+from weather_stub import AsyncTools, AsyncTypedClient, OddArguments, Tools, TypedClient, WeatherArguments
+from weather_stub import WeatherResult
+
+
+class Session:
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"structuredContent": {"temperature": 21.0}}
+
+
+class AsyncSession:
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"structuredContent": {"temperature": 21.0}}
+
+
+client = TypedClient(Session())
+assert_type(client.weather(location="Paris"), WeatherResult)
+assert_type(client.weather(location="Paris", days=2, units="f")["temperature"], float)
+assert_type(client.ping(), dict[str, Any])
+tools: Tools[dict[str, Any]] = client
+arguments: WeatherArguments = {"location": "Paris", "units": "c"}
+client.weather(**arguments)
+odd: OddArguments = {"from": "x", "a-b": 1}
+client.odd(**odd)
+client.kv(a=1, b=2)
+
+
+async def use_async() -> None:
+    asynchronous: AsyncTools[dict[str, Any]] = AsyncTypedClient(AsyncSession())
+    assert_type(await asynchronous.weather(location="Paris"), WeatherResult)
+
+
+client.weather(location="Paris", days="two")  # E: arg-type
+client.weather(days=2)  # E: call-arg
+client.weather(location="Paris", day=2)  # E: call-arg
+client.weather(location="Paris", units="k")  # E: arg-type
+client.ping(verbose=True)  # E: call-arg
+bad: WeatherArguments = {"location": "Paris", "days": "two"}  # E: typeddict-item
+missing: WeatherArguments = {"days": 2}  # E: typeddict-item
+unknown: WeatherArguments = {"location": "Paris", "day": 2}  # E: typeddict-unknown-key
+temperature: str = client.weather(location="Paris")["temperature"]  # E: assignment
+client.weather(location="Paris")["humidity"]  # E: typeddict-item
+client.kv(a="x")  # E: arg-type
+odd_bad: OddArguments = {"from": "x", "a-b": "1"}  # E: typeddict-item
+
+
+async def bad_async() -> None:
+    await AsyncTypedClient(AsyncSession()).weather(location=1)  # E: arg-type
+"""
+
+_ERROR = re.compile(r"^(?P<file>[\w.]+):(?P<line>\d+): error: .*\[(?P<code>[\w-]+)\]$")
+
+
+def test_mypy_accepts_right_calls_and_rejects_wrong_ones(tmp_path: Path) -> None:
+    (tmp_path / "weather_stub.py").write_text(generate_stubs(TOOLS, source="typing test"))
+    (tmp_path / "client.py").write_text(CLIENT)
+    (tmp_path / "mypy.ini").write_text("[mypy]\n")
+    expected = {
+        (number, match.group(1))
+        for number, line in enumerate(CLIENT.splitlines(), start=1)
+        if (match := re.search(r"# E: ([\w-]+)$", line))
+    }
+    assert len(expected) == 13
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            "mypy.ini",
+            "--strict",
+            "--python-version",
+            "3.10",
+            "--cache-dir",
+            str(tmp_path / ".mypy_cache"),
+            "--show-error-codes",
+            "--no-error-summary",
+            "--no-pretty",
+            "--hide-error-context",
+            "weather_stub.py",
+            "client.py",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    errors = [match for line in completed.stdout.splitlines() if (match := _ERROR.match(line))]
+    assert all(error.group("file") == "client.py" for error in errors), completed.stdout
+    found = {(int(error.group("line")), error.group("code")) for error in errors}
+    assert found == expected, completed.stdout + completed.stderr
