@@ -73,6 +73,9 @@ class StateSealer:
             mac = _b64decode(mac_text)
         except (binascii.Error, ValueError):
             return None
+        # Only the canonical spelling opens: base64 tolerates stray bits in the last character.
+        if _b64encode(body) != body_text or _b64encode(mac) != mac_text:
+            return None
         if not hmac.compare_digest(mac, self._mac(body)):
             return None
         try:

@@ -1,0 +1,126 @@
+"""The stdio transport: newline-delimited JSON-RPC, -32700 per bad line, clean exit at end of input."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from mcptools import ToolRegistry
+from mcptools._transports.stdio import serve_stdio_async
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def serve_lines(registry: ToolRegistry, lines: list[bytes]) -> list[Any]:
+    stdin = io.BytesIO(b"".join(lines))
+    stdout = io.BytesIO()
+    asyncio.run(asyncio.wait_for(serve_stdio_async(registry, stdin, stdout), 10))
+    return [json.loads(line) for line in stdout.getvalue().splitlines()]
+
+
+def test_bad_lines_get_parse_errors_and_the_server_reads_on() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    def echo(text: str) -> str:
+        return text
+
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "é"}}}
+    out = serve_lines(
+        registry,
+        [b"{oops\n", b"\n", b"   \n", b"\xff\xfe\n", json.dumps(call).encode() + b"\n", b"[1, 2\n"],
+    )
+    parse_errors = [m for m in out if "error" in m]
+    assert [m["error"]["code"] for m in parse_errors] == [-32700, -32700, -32700]
+    assert all(m["id"] is None for m in parse_errors)
+    [answer] = [m for m in out if m.get("id") == 1]
+    assert answer["result"]["content"] == [{"type": "text", "text": "é"}]
+
+
+def test_eof_without_a_trailing_newline_still_serves_the_last_line() -> None:
+    registry = ToolRegistry("stdio")
+    out = serve_lines(registry, [b'{"jsonrpc": "2.0", "id": "x", "method": "ping"}'])
+    assert out == [{"jsonrpc": "2.0", "id": "x", "result": {"resultType": "complete"}}]
+
+
+TARGET = textwrap.dedent(
+    """
+    from mcptools import ToolRegistry
+    from mcptools._context import Context
+
+    registry = ToolRegistry("printer")
+
+    @registry.tool
+    def noisy() -> str:
+        print("this must not reach stdout")
+        return "quiet result"
+
+    @registry.tool
+    async def ask(ctx: Context) -> str:
+        answer = await ctx.elicit("Name?", {"type": "object", "properties": {"n": {"type": "string"}}})
+        return "got " + answer["content"]["n"]
+    """
+)
+
+
+def test_serve_subprocess_keeps_stdout_clean_and_talks_both_ways(tmp_path: Path) -> None:
+    target = tmp_path / "printer.py"
+    target.write_text(TARGET)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcptools", "serve", str(target)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(message).encode() + b"\n")
+        process.stdin.flush()
+
+    def receive() -> Any:
+        assert process.stdout is not None
+        return json.loads(process.stdout.readline())
+
+    try:
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {"elicitation": {}},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        )
+        assert receive()["result"]["protocolVersion"] == "2025-06-18"
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "noisy"}})
+        assert receive()["result"]["content"][0]["text"] == "quiet result"
+        send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "ask"}})
+        question = receive()
+        assert question["method"] == "elicitation/create"
+        send({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"n": "Ada"}}})
+        assert receive() == {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "result": {"content": [{"type": "text", "text": "got Ada"}], "isError": False},
+        }
+        process.stdin.close()
+        assert process.wait(timeout=10) == 0
+        assert process.stdout.read() == b""
+        assert process.stderr is not None and b"this must not reach stdout" in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
