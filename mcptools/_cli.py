@@ -103,7 +103,8 @@ def _call(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.arguments)
     except json.JSONDecodeError as exc:
-        raise TargetError(f"ARGUMENTS is not valid JSON ({exc}); quote it, e.g. '{{\"location\": \"Paris\"}}'") from None
+        example = '{"location": "Paris"}'
+        raise TargetError(f"ARGUMENTS is not valid JSON ({exc}); quote it, e.g. '{example}'") from None
     registry = load_registry(args.target)
     request = {
         "jsonrpc": "2.0",

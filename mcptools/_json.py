@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Union
-
-from typing_extensions import TypeAlias
+from typing import Any, TypeAlias
 
 __all__ = [
     "JSON_TYPE_NAMES",
@@ -22,7 +20,7 @@ __all__ = [
     "json_type_name",
 ]
 
-JSONValue: TypeAlias = Union[None, bool, int, float, str, list[Any], dict[str, Any]]
+JSONValue: TypeAlias = bool | int | float | str | list[Any] | dict[str, Any] | None
 JSONObject: TypeAlias = dict[str, Any]
 
 JSON_TYPE_NAMES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
@@ -82,10 +80,7 @@ def json_equal(a: object, b: object) -> bool:
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         if len(a) != len(b):
             return False
-        for key, value in a.items():
-            if key not in b or not json_equal(value, b[key]):
-                return False
-        return True
+        return all(key in b and json_equal(value, b[key]) for key, value in a.items())
     if isinstance(a, Sequence) and isinstance(b, Sequence):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     return False

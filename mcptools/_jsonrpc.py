@@ -6,9 +6,7 @@ bare ``call_tool`` and the transports.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, Union
-
-from typing_extensions import TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -33,7 +31,7 @@ INTERNAL_ERROR: Final = -32603
 # MCP 2026-07-28: the request's protocol version is not one this server speaks.
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 
-RequestId: TypeAlias = Union[str, int]
+RequestId: TypeAlias = str | int
 MessageKind: TypeAlias = Literal["request", "notification", "response", "invalid"]
 
 
@@ -69,7 +67,7 @@ def echo_id(message: object) -> RequestId | None:
     if type(message) is dict:
         candidate = message.get("id")
         if is_request_id(candidate):
-            return candidate  # type: ignore[no-any-return]
+            return candidate
     return None
 
 

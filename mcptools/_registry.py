@@ -265,6 +265,7 @@ class ToolRegistry:
     @overload
     def tool(
         self,
+        /,
         *,
         name: str | None = None,
         title: str | None = None,

@@ -15,7 +15,7 @@ WEATHER = str(ROOT / "examples" / "weather.py")
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcptools", *args], capture_output=True, text=True, timeout=60, cwd=ROOT
+        [sys.executable, "-m", "mcptools", *args], capture_output=True, text=True, timeout=60, cwd=ROOT, check=False
     )
 
 

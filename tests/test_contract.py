@@ -124,8 +124,13 @@ def test_absent_arguments_mean_an_empty_object() -> None:
     response = call_tool({"weather": (SCHEMA, Recorder())}, request(None))
     assert response["result"]["content"][0]["text"] == "Invalid arguments: missing required property 'location'"
     calls: list[dict[str, Any]] = []
+
+    def now() -> str:
+        calls.append({})
+        return "tick"
+
     no_args = {"type": "object", "properties": {}}
-    response = call_tool({"now": (no_args, lambda: calls.append({}) or "tick")}, request(None, name="now"))
+    response = call_tool({"now": (no_args, now)}, request(None, name="now"))
     assert response["result"] == {
         "resultType": "complete",
         "content": [{"type": "text", "text": "tick"}],
@@ -143,6 +148,10 @@ def test_call_tool_returns_str_of_the_value() -> None:
 def test_bare_call_tool_does_not_convert_arguments() -> None:
     seen: list[Any] = []
     schema = {"type": "object", "properties": {"pair": {"type": "array"}}}
-    call_tool({"t": (schema, lambda pair: seen.append(pair))}, request({"pair": [1, 2]}, name="t"))
+
+    def keep(pair: Any) -> None:
+        seen.append(pair)
+
+    call_tool({"t": (schema, keep)}, request({"pair": [1, 2]}, name="t"))
     assert seen == [[1, 2]]
     assert type(seen[0]) is list

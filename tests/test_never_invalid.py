@@ -11,7 +11,9 @@ from mcptools import ToolRegistry, call_tool, validate
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5) | st.sampled_from(["", "c", "f", "Paris"]),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(["a", "b"]), children, max_size=2),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(["a", "b"]), children, max_size=2)
+    ),
     max_leaves=8,
 )
 argument_objects = st.dictionaries(

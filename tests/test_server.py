@@ -66,7 +66,8 @@ def test_ping(registry: ToolRegistry) -> None:
 
 def test_unknown_method(registry: ToolRegistry) -> None:
     response = registry.handle({"jsonrpc": "2.0", "id": 9, "method": "resources/list"})
-    assert response == {"jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "Method not found: resources/list"}}
+    error = {"code": -32601, "message": "Method not found: resources/list"}
+    assert response == {"jsonrpc": "2.0", "id": 9, "error": error}
 
 
 def test_notifications_and_responses_get_no_answer(registry: ToolRegistry) -> None:

@@ -1,7 +1,7 @@
 """Typing tests, checked by `mypy --strict` (not run by pytest).
 
-A decorated function keeps its exact signature. The wrong calls below carry `type: ignore[code]`: mypy --strict
-warns about unused ignores, so if a wrong call stopped being an error, mypy would fail on this file.
+A decorated function keeps its exact signature. The wrong calls below carry `type: ignore[code]`: mypy
+--strict warns about unused ignores, so if a wrong call stopped being an error, mypy would fail on this file.
 """
 
 from __future__ import annotations
@@ -45,13 +45,14 @@ assert_type(bare("Paris", 2), str)
 assert_type(with_options(True, limit=3), list[int])
 assert_type(marked(1.5), float)
 assert_type(marked_with_options("a"), bytes)
-assert_type(asynchronous("x"), Coroutine[Any, Any, int])
+pending = assert_type(asynchronous("x"), Coroutine[Any, Any, int])
+pending.close()
 registry.add(marked)
 
 bare(days=2)  # type: ignore[call-arg]
 bare("Paris", "two")  # type: ignore[arg-type]
 bare("Paris", 2, 3)  # type: ignore[call-arg]
-with_options(True, 5)  # type: ignore[misc]
+with_options(True, 5)  # type: ignore[call-arg]
 with_options(True, limit="5")  # type: ignore[arg-type]
 marked("1.5")  # type: ignore[arg-type]
 marked_with_options(b"a")  # type: ignore[arg-type]
