@@ -155,3 +155,29 @@ def test_bare_call_tool_does_not_convert_arguments() -> None:
     call_tool({"t": (schema, keep)}, request({"pair": [1, 2]}, name="t"))
     assert seen == [[1, 2]]
     assert type(seen[0]) is list
+
+
+def test_the_example_weather_tool_derives_the_contract_schema() -> None:
+    """examples/weather.py is the contract's tool written with the decorator: same checks, same strings."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "weather.py"
+    spec = importlib.util.spec_from_file_location("weather_example_for_contract", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    registry: ToolRegistry = module.registry
+    schema = registry.tools["weather"][0]
+    stripped = {
+        name: {k: v for k, v in prop.items() if k not in ("description", "default")}
+        for name, prop in schema["properties"].items()
+    }
+    assert {**schema, "properties": stripped} == SCHEMA
+    for arguments, expected in EXAMPLES:
+        response = registry.handle(request(arguments))
+        assert response is not None
+        result = response["result"]
+        assert result["isError"] is bool(expected)
+        if expected:
+            assert result["content"][0]["text"] == "Invalid arguments: " + "; ".join(expected)
