@@ -18,9 +18,7 @@ import wave
 import zlib
 from typing import Any
 
-from mcptools import ToolError, ToolRegistry
-from mcptools._content import AudioContent, EmbeddedResource, ImageContent, TextContent
-from mcptools._context import Context
+from mcptools import AudioContent, Context, EmbeddedResource, ImageContent, TextContent, ToolError, ToolRegistry
 
 registry = ToolRegistry("mcptools-everything-server", version="0.1.0")
 

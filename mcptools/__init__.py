@@ -6,6 +6,14 @@ the function runs, and ``registry.handle(message)`` answers JSON-RPC.
 """
 
 from mcptools._call import call_tool
+from mcptools._content import AudioContent
+from mcptools._content import EmbeddedResource
+from mcptools._content import ImageContent
+from mcptools._content import ResourceLink
+from mcptools._content import TextContent
+from mcptools._context import Context
+from mcptools._context import ElicitResult
+from mcptools._context import InputRequest
 from mcptools._errors import SchemaError
 from mcptools._errors import ToolDefinitionError
 from mcptools._errors import ToolError
@@ -14,13 +22,24 @@ from mcptools._registry import ToolAnnotations
 from mcptools._registry import ToolRegistry
 from mcptools._registry import tool
 from mcptools._schema import Param
+from mcptools._transports import StreamableHTTPApp
+from mcptools._transports import serve_stdio
 from mcptools._validation import Validator
 from mcptools._validation import compile_schema
 from mcptools._validation import validate
 
 __all__ = [
+    "AudioContent",
+    "Context",
+    "ElicitResult",
+    "EmbeddedResource",
+    "ImageContent",
+    "InputRequest",
     "Param",
+    "ResourceLink",
     "SchemaError",
+    "StreamableHTTPApp",
+    "TextContent",
     "Tool",
     "ToolAnnotations",
     "ToolDefinitionError",
@@ -29,6 +48,7 @@ __all__ = [
     "Validator",
     "call_tool",
     "compile_schema",
+    "serve_stdio",
     "tool",
     "validate",
 ]
