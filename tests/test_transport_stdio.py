@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from mcptools import ToolRegistry
+from mcptools import Context, ToolRegistry
 from mcptools._transports.stdio import serve_stdio_async
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +51,7 @@ def test_eof_without_a_trailing_newline_still_serves_the_last_line() -> None:
 
 TARGET = textwrap.dedent(
     """
-    from mcptools import ToolRegistry
+    from mcptools import Context, ToolRegistry
     from mcptools._context import Context
 
     registry = ToolRegistry("printer")
@@ -124,3 +124,23 @@ def test_serve_subprocess_keeps_stdout_clean_and_talks_both_ways(tmp_path: Path)
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_end_of_input_fails_questions_that_can_no_longer_be_answered() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    async def ask(ctx: Context) -> str:
+        await ctx.elicit("Name?", {"type": "object", "properties": {}})
+        return "never"
+
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
+    }
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}
+    out = serve_lines(registry, [json.dumps(initialize).encode() + b"\n", json.dumps(call).encode() + b"\n"])
+    [answer] = [m for m in out if m.get("id") == 2]
+    assert answer["result"]["isError"] is True

@@ -123,12 +123,15 @@ class Session:
         task.cancel()
         return True
 
-    def close(self) -> None:
-        """End the session: waiting server-to-client requests fail, running calls are cancelled."""
+    def close(self, *, cancel_running: bool = True) -> None:
+        """End the session: waiting server-to-client requests fail, and running calls are cancelled unless
+        ``cancel_running`` is false (stdio at end of input lets them finish and write their answers)."""
         self.closed = True
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(ClientRequestError(-32603, "the session is closed"))
+        if not cancel_running:
+            return
         for task, on_cancel in list(self._running.values()):
             on_cancel()
             task.cancel()

@@ -96,9 +96,10 @@ async def serve_stdio_async(
         task = asyncio.ensure_future(serve_one(message))
         running.add(task)
         task.add_done_callback(running.discard)
+    # No more input means no answers to our questions: those fail, and calls that need none finish normally.
+    session.close(cancel_running=False)
     if running:
         await asyncio.gather(*running, return_exceptions=True)
-    session.close()
 
 
 def _write_all(stream: BinaryIO, data: bytes) -> None:
