@@ -4,6 +4,7 @@ import datetime
 import decimal
 import enum
 import re
+import sys
 import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypedDict
@@ -71,9 +72,7 @@ def test_nested_unmappable_type_says_where() -> None:
 
     message = error_of(plan)
     assert message.startswith(prefix(plan) + ": parameter 'events' (in the items of list[dict[str, ")
-    assert (
-        "field 'when' of test_derive_errors.test_nested_unmappable_type_says_where.<locals>.Event" in message
-    )
+    assert "field 'when' of test_derive_errors.test_nested_unmappable_type_says_where.<locals>.Event" in message
     assert message.endswith(
         "has annotation datetime.time, which mcptools cannot map to JSON Schema; use str with "
         "Param(format='time'), or pass input_schema=..."
@@ -161,8 +160,7 @@ def test_two_context_parameters_are_refused() -> None:
         ),
         (
             Annotated[int, Param(minimum=5, maximum=1)],
-            "parameter 'x': Param(minimum=5, maximum=1): minimum (5) must not exceed maximum (1); nothing "
-            "passes",
+            "parameter 'x': Param(minimum=5, maximum=1): minimum (5) must not exceed maximum (1); nothing passes",
         ),
         (
             Annotated[int, Param(exclusive_minimum=1, maximum=1)],
@@ -314,9 +312,7 @@ def test_enum_problems() -> None:
     def weird(x: Weird) -> None:
         pass
 
-    assert error_of(empty).endswith(
-        "parameter 'x': the Enum " + _name(Empty) + " has no members; give it at least one"
-    )
+    assert error_of(empty).endswith("parameter 'x': the Enum " + _name(Empty) + " has no members; give it at least one")
     assert error_of(weird).endswith(
         f"parameter 'x': the Enum member {_name(Weird)}.A has the value (1, 2), which is not a JSON scalar; "
         f"give "
@@ -370,9 +366,7 @@ def test_unpacked_key_clashing_with_a_parameter_is_refused() -> None:
     def tool(name: str, **options: Unpack[Options]) -> None:  # type: ignore[misc]
         pass
 
-    assert error_of(tool) == (
-        f"{prefix(tool)}: key 'name' of '**options' repeats a parameter name; rename one of them"
-    )
+    assert error_of(tool) == (f"{prefix(tool)}: key 'name' of '**options' repeats a parameter name; rename one of them")
 
 
 # Explicit input_schema: checked against the signature, never derived.
@@ -409,7 +403,7 @@ def explicit_kwargs(city: str, **rest: Any) -> None:
         (
             {"type": "object", "properties": {"city": {}}},
             "parameter 'city' has no default, but input_schema does not require it; add 'city' to "
-            "\"required\" "
+            '"required" '
             "or give the parameter a default",
         ),
     ],
@@ -454,3 +448,23 @@ def test_explicit_schema_skips_annotation_checks_but_not_signature_checks() -> N
 def test_every_error_is_a_type_error_subclass() -> None:
     assert issubclass(ToolDefinitionError, TypeError)
     assert re.search(r"'\*values'", error_of(lambda *values: None))
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="the type statement is Python 3.12+")
+def test_type_statement_aliases() -> None:
+    namespace: dict[str, Any] = {"Annotated": Annotated, "Param": Param}
+    exec("type Days = Annotated[int, Param(minimum=1)]\ntype Json = int | list[Json]", namespace)
+
+    def days(x: Any) -> None:
+        pass
+
+    def json(x: Any) -> None:
+        pass
+
+    days.__annotations__ = {"x": namespace["Days"]}
+    json.__annotations__ = {"x": namespace["Json"]}
+    assert derive_tool(days).input_schema["properties"]["x"] == {"type": "integer", "minimum": 1}
+    assert error_of(json).endswith(
+        ": the type alias Json refers to itself; recursive aliases are not supported, "
+        "use a recursive dataclass or TypedDict instead"
+    )
