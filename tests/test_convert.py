@@ -299,6 +299,7 @@ def test_output_schema_and_serializer(annotation: Any, value: Any, schema: Any, 
     assert derived.output_schema == schema
     assert derived.serialize_output is not None
     assert derived.serialize_output(value) == structured
+    assert derived.output_wrapped is (schema.get("required") == ["result"])
 
 
 @pytest.mark.parametrize("annotation", [str, None, Any, bytes], ids=repr)

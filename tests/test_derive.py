@@ -481,6 +481,13 @@ def test_context_parameter_is_injected_not_published() -> None:
     assert derived.input_schema["properties"] == {"query": {"type": "string"}}
     assert derived.input_schema["required"] == ["query"]
 
+    def optional(ctx: Optional[Context] = None, *, query: str) -> None:
+        pass
+
+    derived = derive_tool(optional)
+    assert derived.context_param == "ctx"
+    assert derived.input_schema["properties"] == {"query": {"type": "string"}}
+
 
 def test_methods_and_async_functions() -> None:
     class Service:

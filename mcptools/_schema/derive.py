@@ -9,6 +9,7 @@ here, naming the tool, the function, the parameter and the fix, so nothing about
 from __future__ import annotations
 
 import inspect
+import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Final, final, get_args, get_origin
@@ -45,7 +46,9 @@ class DerivedTool:
     - ``context_param``: the parameter annotated ``Context`` (injected, not in the schema), if any;
     - ``output_schema``: the ``outputSchema`` from the return annotation; None for str / None / Any / no
       annotation / a type that is not JSON-shaped (the result is then plain content);
-    - ``serialize_output``: return value -> ``structuredContent``; set exactly when ``output_schema`` is.
+    - ``serialize_output``: return value -> ``structuredContent``; set exactly when ``output_schema`` is;
+    - ``output_wrapped``: True when the return type is not an object, so ``structuredContent`` is
+      ``{"result": value}`` (MCP requires an object) and the text content should show the bare value.
     """
 
     __slots__ = (
@@ -54,6 +57,7 @@ class DerivedTool:
         "description",
         "input_schema",
         "output_schema",
+        "output_wrapped",
         "serialize_output",
     )
 
@@ -66,6 +70,7 @@ class DerivedTool:
         context_param: str | None,
         output_schema: JSONObject | None,
         serialize_output: Callable[[Any], Any] | None,
+        output_wrapped: bool = False,
     ) -> None:
         self.input_schema = input_schema
         self.description = description
@@ -73,6 +78,7 @@ class DerivedTool:
         self.context_param = context_param
         self.output_schema = output_schema
         self.serialize_output = serialize_output
+        self.output_wrapped = output_wrapped
 
     def __repr__(self) -> str:
         return (
@@ -102,29 +108,31 @@ def derive_tool(
             f"{label}: its annotations cannot be resolved ({hint_failure}); define or import the names they "
             "use at module level, or pass input_schema=..."
         )
-    description = parse_docstring(inspect.getdoc(fn)).description
+    doc = parse_docstring(inspect.getdoc(fn))
     context_param = _check_signature(label, signature, hints)
-    output_schema, serialize_output = _output(hints.get("return", _NO_HINT))
+    output_schema, serialize_output, output_wrapped = _output(hints.get("return", _NO_HINT))
     if input_schema is not None:
         schema = _check_explicit_schema(label, signature, context_param, input_schema)
         return DerivedTool(
             input_schema=schema,
-            description=description,
+            description=doc.description,
             convert=None,
             context_param=context_param,
             output_schema=output_schema,
             serialize_output=serialize_output,
+            output_wrapped=output_wrapped,
         )
-    fields, extra, closed = _parameters(label, fn, signature, hints, context_param)
+    fields, extra, closed = _parameters(label, doc.params, signature, hints, context_param)
     emitter = SchemaEmitter([field.node for field in fields] + ([extra] if extra is not None else []))
     schema = emitter.finish(emitter.object_schema(fields, extra, closed=closed))
     return DerivedTool(
         input_schema=schema,
-        description=description,
+        description=doc.description,
         convert=build_arguments_converter(fields, extra),
         context_param=context_param,
         output_schema=output_schema,
         serialize_output=serialize_output,
+        output_wrapped=output_wrapped,
     )
 
 
@@ -145,7 +153,14 @@ def _type_hints(fn: Callable[..., Any]) -> tuple[dict[str, Any], str | None]:
 
 
 def _is_context(hint: object) -> bool:
-    return hint is Context or (isinstance(hint, str) and hint.rsplit(".", 1)[-1] == "Context")
+    """``Context``, ``Context | None``, or (when annotations could not be resolved) a string naming it."""
+    if hint is Context:
+        return True
+    if isinstance(hint, str):
+        return hint.replace(" ", "") in ("Context", "Context|None", "Optional[Context]", "mcptools.Context")
+    if get_origin(hint) in (typing.Union, types.UnionType):
+        return set(get_args(hint)) == {Context, type(None)}
+    return False
 
 
 def _check_signature(label: str, signature: inspect.Signature, hints: dict[str, Any]) -> str | None:
@@ -175,13 +190,12 @@ def _check_signature(label: str, signature: inspect.Signature, hints: dict[str, 
 
 def _parameters(
     label: str,
-    fn: Callable[..., Any],
+    docs: dict[str, str],
     signature: inspect.Signature,
     hints: dict[str, Any],
     context_param: str | None,
 ) -> tuple[list[Field], Node | None, bool]:
     """The schema's fields, the node for extra names (``**kwargs: T``), and whether the schema is closed."""
-    docs = parse_docstring(inspect.getdoc(fn)).params
     reader = HintReader()
     fields: list[Field] = []
     extra: Node | None = None
@@ -210,11 +224,7 @@ def _parameters(
                     fields.append(field)
             else:
                 closed = False
-                extra = (
-                    AnyNode()
-                    if hint is _NO_HINT
-                    else _read(reader, hint, f"{label}: parameter '**{param.name}'")
-                )
+                extra = AnyNode() if hint is _NO_HINT else _read(reader, hint, f"{label}: parameter '**{param.name}'")
             continue
         if hint is _NO_HINT:
             raise ToolDefinitionError(
@@ -244,26 +254,26 @@ def _read(reader: HintReader, hint: object, where: str) -> Node:
         raise ToolDefinitionError(f"{where}{location}{separator}{exc.message}") from None
 
 
-def _output(hint: object) -> tuple[JSONObject | None, Callable[[Any], Any] | None]:
-    """outputSchema and serializer from the return annotation; (None, None) for plain content results."""
+def _output(hint: object) -> tuple[JSONObject | None, Callable[[Any], Any] | None, bool]:
+    """outputSchema, serializer and whether it wraps as ``{"result": ...}``; no schema for plain content."""
     if hint is _NO_HINT or any(hint is plain for plain in _PLAIN_TEXT_RETURNS):
-        return None, None
+        return None, None, False
     try:
         node = HintReader().read(hint)
     except HintError:
-        return None, None  # content blocks and other non-JSON returns: not structured output
+        return None, None, False  # content blocks and other non-JSON returns: not structured output
     emitter = SchemaEmitter([node])
     serialize = build_serializer(node)
     if isinstance(unwrap(node), (ObjectNode, DictNode)):
         schema = emitter.emit(node)
         if "$ref" in schema:  # a recursive class: MCP wants "type": "object" at the root, so inline it there
             schema = {**emitter.defs[schema.pop("$ref").rsplit("/", 1)[1]], **schema}
-        return emitter.finish(schema), serialize or _as_is
+        return emitter.finish(schema), serialize or _as_is, False
     wrapped = {"type": "object", "properties": {"result": emitter.emit(node)}, "required": ["result"]}
     if serialize is None:
-        return emitter.finish(wrapped), _wrap
+        return emitter.finish(wrapped), _wrap, True
     inner = serialize
-    return emitter.finish(wrapped), lambda value: {"result": inner(value)}
+    return emitter.finish(wrapped), lambda value: {"result": inner(value)}, True
 
 
 def _as_is(value: Any) -> Any:
