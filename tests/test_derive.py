@@ -7,6 +7,7 @@ the same shapes with string annotations and checks they derive to the same schem
 
 import dataclasses
 import enum
+import typing
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NamedTuple, NewType, Optional, TypedDict, Union
 
@@ -86,6 +87,13 @@ UserId = NewType("UserId", int)
             },
         ),
         (tuple[()], {"type": "array", "maxItems": 0}),
+        (typing.Tuple[()], {"type": "array", "maxItems": 0}),  # noqa: UP006
+        (typing.Tuple, {"type": "array"}),  # noqa: UP006
+        (tuple, {"type": "array"}),
+        (typing.List[int], {"type": "array", "items": {"type": "integer"}}),  # noqa: UP006
+        (typing.Dict[str, bool], {"type": "object", "additionalProperties": {"type": "boolean"}}),  # noqa: UP006
+        (typing.FrozenSet[str], {"type": "array", "items": {"type": "string"}, "uniqueItems": True}),  # noqa: UP006
+        (set, {"type": "array", "uniqueItems": True}),
         (set[str], {"type": "array", "items": {"type": "string"}, "uniqueItems": True}),
         (frozenset[int], {"type": "array", "items": {"type": "integer"}, "uniqueItems": True}),
         (dict[str, int], {"type": "object", "additionalProperties": {"type": "integer"}}),

@@ -176,6 +176,8 @@ class HintReader:
             item = self._inside(args[0], f"the items of {type_text(hint)}") if args else AnyNode()
             return ArrayNode(item, _ARRAYS[origin])
         if origin is tuple:
+            if hint is typing.Tuple:  # bare, like tuple: any length (tuple[()] also has no args)  # noqa: UP006
+                return ArrayNode(AnyNode(), "tuple")
             return self._tuple(args)
         if origin in _MAPPINGS:
             return self._mapping(hint, args)
