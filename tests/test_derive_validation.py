@@ -196,3 +196,41 @@ def test_derived_schemas_compile(annotation: Any) -> None:
     if derived.output_schema is not None:
         assert derived.output_schema["type"] == "object"
         compile_schema(derived.output_schema)
+
+
+HASHABLE_LEAVES: list[Any] = [int, str, bool, Color, Level, Literal["a", "b"], Literal[1, True]]
+LEAVES: list[Any] = [*HASHABLE_LEAVES, Point, Pair, Task]
+
+
+def _grow(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    hashable = st.sampled_from(HASHABLE_LEAVES)
+    return st.one_of(
+        children.map(lambda t: list[t]),  # type: ignore[valid-type]
+        children.map(lambda t: tuple[t, ...]),  # type: ignore[valid-type]
+        st.tuples(children, children).map(lambda ts: tuple[ts[0], ts[1]]),  # type: ignore[valid-type]
+        children.map(lambda t: dict[str, t]),  # type: ignore[valid-type]
+        children.map(lambda t: Optional[t]),
+        hashable.map(lambda t: frozenset[t]),  # type: ignore[valid-type]
+        hashable.map(lambda t: dict[Color, t]),  # type: ignore[valid-type]
+        children.map(lambda t: Annotated[t, "described"]),
+    )
+
+
+annotations = st.recursive(st.sampled_from(LEAVES), _grow, max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(annotation=annotations, data=st.data())
+def test_random_type_trees_round_trip(annotation: Any, data: st.DataObject) -> None:
+    def tool(x: Any) -> None:
+        pass
+
+    tool.__annotations__ = {"x": annotation}
+    derived = derive_tool(tool)
+    validator = compile_schema(derived.input_schema)
+    value = data.draw(st.from_type(annotation))
+    arguments = {"x": to_json(value)}
+    assert validator.errors(arguments) == []
+    kwargs = derived.convert(arguments) if derived.convert is not None else arguments
+    assert kwargs == {"x": value}
+    assert type(kwargs["x"]) is type(value)
