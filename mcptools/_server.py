@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from ._call import failure_result, invalid_arguments_result, run_coroutine, text_result
+from ._call import failure_result, invalid_arguments_result, text_result
 from ._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -117,10 +117,6 @@ async def _discard(message: dict[str, Any]) -> None:
     return None
 
 
-def _through_engine(registry: ToolRegistry, message: object) -> Response | None:
-    return run_coroutine(engine_for(registry).handle(message, Session(), _discard))
-
-
 def handle(registry: ToolRegistry, message: object) -> Response | None:
     try:
         kind = classify(message)
@@ -141,7 +137,7 @@ def handle(registry: ToolRegistry, message: object) -> Response | None:
             response = fast(registry, request_id, params)
             if response is not None:
                 return response
-        return _through_engine(registry, message)
+        return engine_for(registry).handle_sync(message)
     except Exception:
         return _internal_error(message)
 

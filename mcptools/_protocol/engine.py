@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._call import failure_result, invalid_arguments_result, text_result
+from .._call import failure_result, invalid_arguments_result, run_coroutine, text_result
 from .._content import is_content
 from .._context import Context
 from .._jsonrpc import (
@@ -53,6 +53,10 @@ logger = logging.getLogger("mcptools")
 Response = dict[str, Any]
 _STATE_PURPOSE: Final = "requestState"
 _CURSOR_PURPOSE: Final = "tools/list"
+_INVALID_REQUEST_TEXT: Final = (
+    'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
+    'and a string or integer "id"'
+)
 _STATELESS_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
 _LEGACY_METHODS: Final = frozenset({"initialize", "ping", "logging/setLevel", "tools/list", "tools/call"})
 # Without ``_meta`` and without a session (``registry.handle`` called directly, or a client that skipped
@@ -72,17 +76,11 @@ def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
         )
     missing = [key for key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES) if key not in meta]
     if missing:
-        return ProtocolError(
-            INVALID_PARAMS, f"Invalid params: _meta is missing {', '.join(repr(k) for k in missing)}"
-        )
+        return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta is missing {', '.join(repr(k) for k in missing)}")
     if type(meta[META_PROTOCOL_VERSION]) is not str:
-        return ProtocolError(
-            INVALID_PARAMS, f"Invalid params: _meta '{META_PROTOCOL_VERSION}' must be a string"
-        )
+        return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta '{META_PROTOCOL_VERSION}' must be a string")
     if type(meta[META_CLIENT_CAPABILITIES]) is not dict:
-        return ProtocolError(
-            INVALID_PARAMS, f"Invalid params: _meta '{META_CLIENT_CAPABILITIES}' must be an object"
-        )
+        return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta '{META_CLIENT_CAPABILITIES}' must be an object")
     level = meta.get(META_LOG_LEVEL)
     if level is not None and level not in LOG_LEVELS:
         return ProtocolError(
@@ -179,12 +177,7 @@ class Engine:
         try:
             kind = classify(message)
             if kind == "invalid":
-                return error_response(
-                    echo_id(message),
-                    INVALID_REQUEST,
-                    'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", '
-                    'a string "method" and a string or integer "id"',
-                )
+                return error_response(echo_id(message), INVALID_REQUEST, _INVALID_REQUEST_TEXT)
             assert isinstance(message, dict)
             if kind == "response":
                 session.resolve(message)
@@ -207,14 +200,10 @@ class Engine:
         # Anything else (roots/list_changed, progress from the client, ...) needs no answer and changes
         # nothing.
 
-    async def _request(
-        self,
-        message: dict[str, Any],
-        session: Session,
-        send: Send,
-        strict: bool,
-        close_stream: Callable[[], Awaitable[None]] | None,
-    ) -> Response | None:
+    def _route(
+        self, message: dict[str, Any], session: Session, strict: bool
+    ) -> tuple[_Call, str, dict[str, Any]] | Response:
+        """Which generation and method table a request belongs to; a dict return is the answer already."""
         request_id: RequestId = message["id"]
         method: str = message["method"]
         params = message.get("params")
@@ -255,26 +244,79 @@ class Engine:
             methods = _LENIENT_METHODS
         if method not in methods:
             return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        return call, method, params
+
+    def _other_method(self, call: _Call, method: str, params: dict[str, Any], session: Session) -> dict[str, Any]:
+        if method == "tools/list":
+            return self._tools_list(call, params)
+        if method == "server/discover":
+            return self._discover()
+        if method == "logging/setLevel":
+            return self._set_level(params, session)
+        return {}  # ping
+
+    @staticmethod
+    def _respond(call: _Call, result: dict[str, Any]) -> Response:
+        if call.legacy:
+            result.pop("resultType", None)
+        else:
+            result.setdefault("resultType", "complete")
+        return result_response(call.request_id, result)
+
+    async def _request(
+        self,
+        message: dict[str, Any],
+        session: Session,
+        send: Send,
+        strict: bool,
+        close_stream: Callable[[], Awaitable[None]] | None,
+    ) -> Response | None:
+        routed = self._route(message, session, strict)
+        if isinstance(routed, dict):
+            return routed
+        call, method, params = routed
         try:
             if method == "tools/call":
                 result = await self._tools_call(call, params, session, send, close_stream)
                 if result is None:
                     return None
-            elif method == "tools/list":
-                result = self._tools_list(call, params)
-            elif method == "server/discover":
-                result = self._discover()
-            elif method == "logging/setLevel":
-                result = self._set_level(params, session)
-            else:  # ping
-                result = {}
+            else:
+                result = self._other_method(call, method, params, session)
         except ProtocolError as problem:
-            return error_response(request_id, problem.code, problem.message, problem.data)
-        if call.legacy:
-            result.pop("resultType", None)
-        else:
-            result.setdefault("resultType", "complete")
-        return result_response(request_id, result)
+            return error_response(call.request_id, problem.code, problem.message, problem.data)
+        return self._respond(call, result)
+
+    def handle_sync(self, message: object) -> Response | None:
+        """``handle`` without a transport or an event loop, for ``registry.handle``.
+
+        Everything but calls to async tools and tools that take a ``Context`` is answered right here; those
+        few run on an event loop of their own. No session: notifications and responses change nothing.
+        """
+        try:
+            kind = classify(message)
+            if kind == "invalid":
+                return error_response(echo_id(message), INVALID_REQUEST, _INVALID_REQUEST_TEXT)
+            if kind != "request":
+                return None
+            assert isinstance(message, dict)
+            session = Session()
+            routed = self._route(message, session, False)
+            if isinstance(routed, dict):
+                return routed
+            call, method, params = routed
+            try:
+                if method == "tools/call":
+                    result = self._tools_call_sync(call, params)
+                    if result is None:
+                        return run_coroutine(self.handle(message, Session(), _discard))
+                else:
+                    result = self._other_method(call, method, params, session)
+            except ProtocolError as problem:
+                return error_response(call.request_id, problem.code, problem.message, problem.data)
+            return self._respond(call, result)
+        except Exception:
+            logger.exception("mcptools: internal error while handling a message")
+            return error_response(echo_id(message), INTERNAL_ERROR, "Internal error")
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -344,9 +386,7 @@ class Engine:
 
     # -- tools/call --------------------------------------------------------------------------------------
 
-    def _answers(
-        self, call: _Call, params: dict[str, Any], name: str, arguments: dict[str, Any]
-    ) -> dict[str, Any]:
+    def _answers(self, call: _Call, params: dict[str, Any], name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """The input responses this round can use: those sealed in ``requestState`` plus the new ones."""
         answers: dict[str, Any] = {}
         if "requestState" in params:
@@ -362,20 +402,14 @@ class Engine:
                 raise ProtocolError(INVALID_PARAMS, "Invalid params: 'inputResponses' must be an object")
             for key, value in responses.items():
                 if type(value) is not dict:
-                    raise ProtocolError(
-                        INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] must be an object"
-                    )
+                    raise ProtocolError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] must be an object")
             answers.update(responses)
         return answers
 
-    async def _tools_call(
-        self,
-        call: _Call,
-        params: dict[str, Any],
-        session: Session,
-        send: Send,
-        close_stream: Callable[[], Awaitable[None]] | None,
-    ) -> dict[str, Any] | None:
+    def _prepare(
+        self, call: _Call, params: dict[str, Any]
+    ) -> tuple[Tool, dict[str, Any], dict[str, Any]] | dict[str, Any]:
+        """Find the tool, check the sealed state and the arguments; a dict return is the result already."""
         name = params.get("name")
         if type(name) is not str:
             raise ProtocolError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
@@ -391,6 +425,35 @@ class Engine:
         validator = tool.validator
         if not validator.is_valid(arguments):
             return invalid_arguments_result(validator.errors(arguments))
+        return tool, arguments, answers
+
+    def _tools_call_sync(self, call: _Call, params: dict[str, Any]) -> dict[str, Any] | None:
+        """A call to a plain sync tool, answered without an event loop; ``None`` when it needs one."""
+        prepared = self._prepare(call, params)
+        if isinstance(prepared, dict):
+            return prepared
+        tool, arguments, _answers = prepared
+        if tool.is_async or tool.context_param is not None:
+            return None
+        try:
+            kwargs = tool.convert(arguments) if tool.convert is not None else arguments
+            return self.build_result(tool, tool.fn(**kwargs))
+        except (Exception, SystemExit) as exc:
+            return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
+
+    async def _tools_call(
+        self,
+        call: _Call,
+        params: dict[str, Any],
+        session: Session,
+        send: Send,
+        close_stream: Callable[[], Awaitable[None]] | None,
+    ) -> dict[str, Any] | None:
+        prepared = self._prepare(call, params)
+        if isinstance(prepared, dict):
+            return prepared
+        tool, arguments, answers = prepared
+        name = tool.name
         context: Context | None = None
         kwargs = tool.convert(arguments) if tool.convert is not None else dict(arguments)
         if tool.context_param is not None:
@@ -444,9 +507,7 @@ class Engine:
     def _input_required(
         self, name: str, arguments: dict[str, Any], answers: dict[str, Any], needed: InputRequired
     ) -> dict[str, Any]:
-        state = self.sealer.seal(
-            {"t": name, "a": arguments_digest(arguments), "r": answers}, purpose=_STATE_PURPOSE
-        )
+        state = self.sealer.seal({"t": name, "a": arguments_digest(arguments), "r": answers}, purpose=_STATE_PURPOSE)
         return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
 
     # -- results -----------------------------------------------------------------------------------------
@@ -474,12 +535,9 @@ class Engine:
             checker = self._output_checker(tool)
             if not checker.is_valid(structured):
                 errors = checker.errors(structured)
-                logger.error(
-                    "tool %r returned output that does not match its outputSchema: %s", tool.name, errors
-                )
+                logger.error("tool %r returned output that does not match its outputSchema: %s", tool.name, errors)
                 return text_result(
-                    f"Tool '{tool.name}' returned output that does not match its outputSchema: "
-                    + "; ".join(errors),
+                    f"Tool '{tool.name}' returned output that does not match its outputSchema: " + "; ".join(errors),
                     is_error=True,
                 )
             # A scalar or list return is wrapped as {"result": ...} to make an object; the text shows it bare.
@@ -507,3 +565,8 @@ def engine_for(registry: ToolRegistry) -> Engine:
         engine = Engine(registry)
         _ENGINES[registry] = engine
     return engine
+
+
+async def _discard(message: dict[str, Any]) -> None:
+    # Without a transport there is no stream: progress and log notifications have nowhere to go.
+    return None

@@ -37,21 +37,20 @@ class Session:
     """One client's state across messages; the transports create it, ``handle`` reads and updates it."""
 
     __slots__ = (
+        "_id",
         "_ids",
         "_pending",
         "_running",
         "client_capabilities",
         "client_info",
         "closed",
-        "id",
         "initialized",
         "log_level",
         "protocol_version",
     )
 
     def __init__(self, session_id: str | None = None) -> None:
-        # Visible ASCII only, as Streamable HTTP requires of Mcp-Session-Id.
-        self.id = session_id if session_id is not None else secrets.token_urlsafe(24)
+        self._id = session_id
         self.protocol_version: str | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] = {}
@@ -61,6 +60,14 @@ class Session:
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, asyncio.Future[dict[str, Any]]] = {}
         self._running: dict[RequestId, tuple[asyncio.Task[Any], Callable[[], None]]] = {}
+
+    @property
+    def id(self) -> str:
+        """A random, unguessable id of visible ASCII (as Streamable HTTP requires of Mcp-Session-Id), made on
+        first use: most sessions (one per stateless request) never need one."""
+        if self._id is None:
+            self._id = secrets.token_urlsafe(24)
+        return self._id
 
     @property
     def is_legacy(self) -> bool:
