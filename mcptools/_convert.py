@@ -144,7 +144,8 @@ class _Builder:
         converted = tuple(
             (field.name, convert) for field in node.fields if (convert := self.build(field.node)) is not None
         )
-        convert = _object(node, converted)
+        extra = self.build(node.extra) if node.extra is not None else None
+        convert = _object(node, converted, extra)
         slot.append(convert)
         self._built[key] = convert
         return convert
@@ -219,12 +220,15 @@ def _typeddict_needs(roots: Sequence[Node]) -> dict[int, bool]:
             if node.kind == "typeddict":
                 typeddicts.append(node)
             stack.extend(field.node for field in node.fields)
+            if node.extra is not None:
+                stack.append(node.extra)
     needs = {id(node): False for node in typeddicts}
     changed = True
     while changed:
         changed = False
         for node in typeddicts:
-            if not needs[id(node)] and any(_needs(field.node, needs) for field in node.fields):
+            extra = node.extra is not None and _needs(node.extra, needs)
+            if not needs[id(node)] and (extra or any(_needs(field.node, needs) for field in node.fields)):
                 needs[id(node)] = True
                 changed = True
     return needs
@@ -254,10 +258,7 @@ def _choice(node: ChoiceNode) -> Converter:
     if len(table) == len(node.values):
         return table.__getitem__
     # Python merges True with 1 and False with 0 as dict keys; JSON keeps them apart, so keep the kind too.
-    typed = {
-        (isinstance(value, bool), value): member
-        for value, member in zip(node.values, node.members, strict=True)
-    }
+    typed = {(isinstance(value, bool), value): member for value, member in zip(node.values, node.members, strict=True)}
 
     def convert_choice(value: Any) -> Any:
         return typed[(isinstance(value, bool), value)]
@@ -290,8 +291,22 @@ def _dict(key: Converter | None, value: Converter | None) -> Converter:
     return lambda mapping: {key(k): value(v) for k, v in mapping.items()}
 
 
-def _object(node: ObjectNode, converted: tuple[tuple[str, Converter], ...]) -> Converter:
+def _object(node: ObjectNode, converted: tuple[tuple[str, Converter], ...], extra: Converter | None) -> Converter:
     cls = node.cls
+    if extra is not None:
+        named = frozenset(field.name for field in node.fields)
+        convert_extra = extra
+
+        def convert_open_typeddict(value: Any) -> Any:
+            out = dict(value)
+            for name, convert in converted:
+                if name in out:
+                    out[name] = convert(out[name])
+            for name in value.keys() - named:
+                out[name] = convert_extra(out[name])
+            return out
+
+        return convert_open_typeddict
     if node.kind == "typeddict":
 
         def convert_typeddict(value: Any) -> Any:

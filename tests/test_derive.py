@@ -497,6 +497,48 @@ def test_context_parameter_is_injected_not_published() -> None:
     assert derived.input_schema["properties"] == {"query": {"type": "string"}}
 
 
+def test_open_typeddict_with_extra_items() -> None:
+    from typing_extensions import TypedDict as OpenableTypedDict
+
+    class Labels(OpenableTypedDict, extra_items=Color):  # type: ignore[call-arg]
+        name: str
+
+    assert schema_of(Labels) == {
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+        "additionalProperties": {"type": "string", "enum": ["red", "green"]},
+    }
+
+    def tool(labels: Labels) -> None:
+        pass
+
+    convert = derive_tool(tool).convert
+    assert convert is not None
+    assert convert({"labels": {"name": "n", "a": "red"}}) == {"labels": {"name": "n", "a": Color.RED}}
+
+
+def test_partial_and_callable_objects() -> None:
+    import functools
+
+    def base(a: int, b: Color) -> None:
+        """Base tool."""
+
+    class Callable_:
+        def __call__(self, q: str, n: int = 2) -> None:
+            pass
+
+    derived = derive_tool(functools.partial(base, 1))
+    assert derived.input_schema["properties"] == {"b": {"type": "string", "enum": ["red", "green"]}}
+    assert derived.convert is not None
+    assert derive_tool(Callable_()).input_schema == {
+        "type": "object",
+        "properties": {"q": {"type": "string"}, "n": {"type": "integer", "default": 2}},
+        "required": ["q"],
+        "additionalProperties": False,
+    }
+
+
 def test_methods_and_async_functions() -> None:
     class Service:
         def lookup(self, key: str) -> None:

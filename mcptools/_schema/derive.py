@@ -8,6 +8,7 @@ here, naming the tool, the function, the parameter and the fix, so nothing about
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 import typing
@@ -144,6 +145,8 @@ def _label(fn: Callable[..., Any], name: str | None) -> str:
 
 def _type_hints(fn: Callable[..., Any]) -> tuple[dict[str, Any], str | None]:
     target: Any = inspect.unwrap(fn)
+    while isinstance(target, functools.partial):
+        target = inspect.unwrap(target.func)
     if not inspect.isroutine(target) and callable(target):
         target = type(target).__call__  # a callable object: its __call__ carries the annotations
     try:

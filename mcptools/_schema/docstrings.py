@@ -72,8 +72,7 @@ class Docstring:
 
     def __repr__(self) -> str:
         return (
-            f"Docstring(summary={self.summary!r}, body={self.body!r}, params={self.params!r}, "
-            f"returns={self.returns!r})"
+            f"Docstring(summary={self.summary!r}, body={self.body!r}, params={self.params!r}, returns={self.returns!r})"
         )
 
 

@@ -123,7 +123,7 @@ class SchemaEmitter:
         raise AssertionError(f"unknown node {node!r}")
 
     def _object(self, node: ObjectNode) -> JSONObject:
-        schema = self.object_schema(node.fields, None, closed=True)
+        schema = self.object_schema(node.fields, node.extra, closed=node.extra is None)
         if node.description:
             schema = {"type": "object", "description": node.description, **schema}
         return schema
@@ -219,6 +219,8 @@ def _recursive_objects(roots: Iterable[Node]) -> set[int]:
             on_path.append(key)
             for field in node.fields:
                 visit(field.node)
+            if node.extra is not None:
+                visit(node.extra)
             on_path.pop()
             done.add(key)
         elif isinstance(node, MetaNode):

@@ -64,6 +64,7 @@ _ALIAS_TYPES: Final = tuple(
     )
 )
 
+_NO_EXTRA_ITEMS: Final = getattr(typing_extensions, "NoExtraItems", None)
 _ARRAYS: Final[dict[object, ArrayContainer]] = {
     list: "list",
     collections.abc.Sequence: "list",
@@ -211,8 +212,7 @@ class HintReader:
                 return self._object(hint, hint, ())
         if isinstance(hint, (str, typing.ForwardRef)):
             raise HintError(
-                f"the annotation {hint!r} could not be resolved; define that name at module level or "
-                "import it"
+                f"the annotation {hint!r} could not be resolved; define that name at module level or import it"
             )
         if isinstance(hint, typing.TypeVar):
             return self._typevar(hint)
@@ -355,11 +355,13 @@ class HintReader:
             else:
                 is_required = default is MISSING
             fields.append(
-                Field(
-                    name, field_node, required=is_required, default=default, description=doc.params.get(name)
-                )
+                Field(name, field_node, required=is_required, default=default, description=doc.params.get(name))
             )
         node.fields = tuple(fields)
+        extra_items = getattr(cls, "__extra_items__", _NO_EXTRA_ITEMS)
+        if kind == "typeddict" and extra_items is not _NO_EXTRA_ITEMS:
+            extra_hint, _ = strip_qualifiers(_substitute(extra_items, substitutions))
+            node.extra = self._inside(extra_hint, f"the extra items of {type_text(cls)}")
         return node
 
 

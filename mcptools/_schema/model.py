@@ -111,9 +111,7 @@ def to_json(value: object) -> object:
         return [to_json(item) for item in value]
     if isinstance(value, (set, frozenset)):
         items = [to_json(item) for item in value]
-        with contextlib.suppress(
-            TypeError
-        ):  # mixed types have no order; any order is a correct array for a set
+        with contextlib.suppress(TypeError):  # mixed types have no order; any order is a correct array for a set
             items.sort()
         return items
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -159,9 +157,7 @@ class ScalarNode(Node):
     __slots__ = ("json_type",)
 
     def __init__(self, json_type: str) -> None:
-        super().__init__(
-            frozenset({"integer", "number"}) if json_type == "number" else frozenset({json_type})
-        )
+        super().__init__(frozenset({"integer", "number"}) if json_type == "number" else frozenset({json_type}))
         self.json_type = json_type
 
 
@@ -254,7 +250,7 @@ ObjectKind = Literal["typeddict", "dataclass", "namedtuple"]
 class ObjectNode(Node):
     """A TypedDict, dataclass or NamedTuple; ``fields`` comes after creation: a class may contain itself."""
 
-    __slots__ = ("cls", "description", "fields", "kind")
+    __slots__ = ("cls", "description", "extra", "fields", "kind")
 
     def __init__(self, cls: type, kind: ObjectKind, description: str | None) -> None:
         super().__init__(frozenset({"object"}))
@@ -262,6 +258,9 @@ class ObjectNode(Node):
         self.kind = kind
         self.description = description
         self.fields: tuple[Field, ...] = ()
+        # Names beyond the fields: None when the object is closed (every class, except a TypedDict declared
+        # with ``extra_items=T`` (PEP 728), whose extra values are of type T).
+        self.extra: Node | None = None
 
 
 @final
@@ -317,7 +316,8 @@ def may_convert(node: Node, _seen: frozenset[int] = frozenset()) -> bool:
         if node.kind != "typeddict" or id(node) in _seen:
             return True
         inner_seen = _seen | {id(node)}
-        return any(may_convert(field.node, inner_seen) for field in node.fields)
+        extra = node.extra is not None and may_convert(node.extra, inner_seen)
+        return extra or any(may_convert(field.node, inner_seen) for field in node.fields)
     if isinstance(node, UnionNode):
         return any(may_convert(member, _seen) for member in node.members)
     return False

@@ -179,7 +179,5 @@ def _value_problem(param: Param) -> str | None:
         for example in param.examples:
             problem = json_problem(example)
             if problem is not None:
-                return (
-                    f"{param!r}: example {example!r} is not a JSON value ({problem}); give JSON values only"
-                )
+                return f"{param!r}: example {example!r} is not a JSON value ({problem}); give JSON values only"
     return None
