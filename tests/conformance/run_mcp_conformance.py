@@ -145,7 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--leg", choices=LEGS, action="append", help="run only this protocol revision")
     parser.add_argument("--verbose", action="store_true", help="show every check")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="serve with this many uvicorn workers (2026-07-28 leg only)"
+    )
     args = parser.parse_args(argv)
+    legs = args.leg or LEGS
+    if args.workers > 1 and legs != ["2026-07-28"]:
+        parser.error("--workers > 1 serves statelessly: run it with --leg 2026-07-28")
     entry = install_suite()
     port = free_port()
     server = subprocess.Popen(
@@ -160,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             "127.0.0.1",
             "--port",
             str(port),
+            "--workers",
+            str(args.workers),
         ],
         cwd=ROOT,
     )
@@ -167,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         wait_until_listening(port, server)
         with tempfile.TemporaryDirectory(prefix="mcp-conformance-") as workdir:
-            for version in args.leg or LEGS:
+            for version in legs:
                 if run_leg(entry, f"http://127.0.0.1:{port}/mcp", version, args.verbose, Path(workdir)) != 0:
                     failures += 1
                     print(
