@@ -91,6 +91,17 @@ def test_google_section_straight_after_summary() -> None:
     assert parsed.returns == "Nothing."
 
 
+def test_google_returns_and_raises_on_one_line() -> None:
+    parsed = parse_docstring("Do it.\n\nMore.\n\nReturns: The answer,\n    wrapped.\nRaises: ValueError if not.")
+    assert parsed.body == "More."
+    assert parsed.returns == "The answer, wrapped."
+
+
+def test_google_entry_text_on_the_next_line() -> None:
+    parsed = parse_docstring("Do.\n\nArgs:\n    x:\n        The x\n        value.\n    y: Y.")
+    assert parsed.params == {"x": "The x value.", "y": "Y."}
+
+
 def test_google_entry_without_text() -> None:
     assert parse_docstring("Do.\n\nArgs:\n    x:\n    y (int):\n").params == {"x": "", "y": ""}
 

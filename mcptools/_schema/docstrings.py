@@ -44,6 +44,7 @@ _KNOWN_SECTIONS: Final = (
 )
 
 _GOOGLE_HEADER: Final = re.compile(r"^([A-Za-z][A-Za-z ]*?)\s*:\s*$")
+_INLINE_SECTION: Final = re.compile(r"^(Returns|Return|Yields|Raises)\s*:\s*(\S.*)$", re.IGNORECASE)
 _NUMPY_UNDERLINE: Final = re.compile(r"^\s*[-=]{3,}\s*$")
 _REST_FIELD: Final = re.compile(r"^:([^:\s][^:]*):(.*)$")
 _GOOGLE_ENTRY: Final = re.compile(r"^(\*{0,2}[A-Za-z_][\w.]*)\s*(?:\(([^)]*)\))?\s*:(.*)$")
@@ -115,6 +116,16 @@ class _Parser:
                 while end < len(lines) and (not lines[end] or _indent(lines[end]) > 0):
                     end += 1
                 self._section(header.group(1), lines[index + 1 : end], lines[index:end], numpy=False)
+                index = end
+                continue
+            inline = _INLINE_SECTION.match(line)
+            if inline is not None:  # "Returns: the value." on one line, possibly wrapped onto indented ones
+                end = index + 1
+                while end < len(lines) and lines[end] and _indent(lines[end]) > 0:
+                    end += 1
+                text = _join([inline.group(2).strip(), *(text.strip() for text in lines[index + 1 : end])])
+                if inline.group(1).lower() in _RETURN_SECTIONS:
+                    self.returns = text
                 index = end
                 continue
             field = _REST_FIELD.match(line)
