@@ -1,10 +1,10 @@
 """``validate`` and ``checker_for``: compiled validators cached by schema value, so a repeat costs a lookup.
 
 A hit is one dict lookup by ``id(schema)``, an identity check and a C-level ``==`` against a private deep copy
-taken when the entry was made. Holding the schema object keeps its id from being reused by another object while
-the entry lives; the copy catches a schema mutated in place since. On a miss the schema's canonical JSON text is
-the key, so equal schemas built separately share one compiled validator. Both tables are bounded (oldest entry
-out first); the cache only ever returns what compiling the same value would, so sharing it is safe.
+taken when the entry was made. Holding the schema object keeps its id from being reused while the entry lives;
+the copy catches a schema mutated in place since. On a miss the schema's canonical JSON text is the key, so
+equal schemas built separately share one compiled validator. Both tables are bounded (oldest entry out first);
+the cache only ever returns what compiling the same value would, so sharing it is safe.
 
 Python's ``==`` says ``1 == True``: a schema mutated in place from ``"enum": [1]`` to ``"enum": [True]`` keeps
 its old validator. Build a new schema object instead of editing one in place.

@@ -5,9 +5,9 @@ generated code as a constant bound in its namespace (``K3``, ``N1``); the source
 made up, keywords, and small integers we counted ourselves (indices and lengths of schema arrays).
 
 Each schema object becomes straight-line checks. Children (properties, items) are inlined into their parent;
-anything applied in place (``$ref``, ``allOf``, ``anyOf`` ...) or recursive becomes its own function. A function
-comes in two modes: ``v`` answers valid/invalid, ``a`` also returns the property names / item indices it
-evaluated (``None`` when invalid), which ``unevaluatedProperties`` / ``unevaluatedItems`` need.
+anything applied in place (``$ref``, ``allOf``, ``anyOf`` ...) or recursive becomes its own function.
+A function comes in two modes: ``v`` answers valid/invalid, ``a`` also returns the property names or item
+indices it evaluated (``None`` when invalid), which ``unevaluatedProperties`` / ``unevaluatedItems`` need.
 Only schemas with a bookended ``$dynamicRef`` pay for a dynamic-scope argument (``dyn``, a tuple of resource
 URIs, outermost first).
 """
@@ -20,7 +20,7 @@ from .keywords import Spec, SpecTable, node_key
 from .resolve import Located
 from .values import has_unique_items, is_multiple_of, matcher
 
-__all__ = ["Generator", "NeedsDynamicScope"]
+__all__ = ["Generator", "NeedsDynamicScope", "type_test"]
 
 _TYPE_TESTS = {
     "string": "(type({0}) is str or isinstance({0}, str))",
@@ -36,11 +36,11 @@ _MAX_INLINE_INDENT = 24
 _MAX_INLINE_LOOPS = 8
 
 
-class NeedsDynamicScope(Exception):  # noqa: N818 - a control-flow signal, not an error
+class NeedsDynamicScope(Exception):
     """Raised while generating without a dynamic scope when a bookended $dynamicRef turns up: start again."""
 
 
-def _type_test(name: str, var: str) -> str:
+def type_test(name: str, var: str) -> str:
     return _TYPE_TESTS[name].format(var)
 
 
@@ -48,14 +48,26 @@ def _type_test(name: str, var: str) -> str:
 class Generator:
     """Writes the functions of one compiled schema; ``namespace`` holds the constants the source names."""
 
-    __slots__ = ("_constant_names", "_counter", "_functions", "_queue", "dynamic", "lines", "namespace", "specs")
+    __slots__ = (
+        "_constant_names",
+        "_counter",
+        "_functions",
+        "_queue",
+        "dynamic",
+        "lines",
+        "namespace",
+        "specs",
+    )
 
     def __init__(self, specs: SpecTable, *, dynamic: bool) -> None:
         self.specs = specs
         self.dynamic = dynamic
         self.lines: list[str] = []
         self.namespace: dict[str, Any] = {
-            "M": _MISSING, "UNIQUE": has_unique_items, "MULTIPLE": is_multiple_of, "PICK": _pick,
+            "M": _MISSING,
+            "UNIQUE": has_unique_items,
+            "MULTIPLE": is_multiple_of,
+            "PICK": _pick,
         }
         self._constant_names: dict[tuple[str, Any], str] = {}
         self._functions: dict[tuple[Any, ...], str] = {}
@@ -64,8 +76,11 @@ class Generator:
 
     # -- names -------------------------------------------------------------------------------------------
     def constant(self, value: Any, prefix: str = "C", key: Any = None) -> str:
-        """Bind ``value`` in the namespace and return its name (the only way a schema value reaches the code)."""
-        dedup = (prefix, key if key is not None else (type(value).__name__, value) if _hashable(value) else id(value))
+        """Bind ``value`` in the namespace and return its name (the only way schema values reach code)."""
+        dedup = (
+            prefix,
+            key if key is not None else (type(value).__name__, value) if _hashable(value) else id(value),
+        )
         name = self._constant_names.get(dedup)
         if name is None:
             self._counter += 1
@@ -135,9 +150,9 @@ class Generator:
             out.append(f"{pad}{ev} = set()")
         known: str | None = None
         if spec.types is not None:
-            tests = [_type_test(name, var) for name in spec.types]
+            tests = [type_test(name, var) for name in spec.types]
             if "integer" in spec.types and "number" in spec.types:
-                tests.remove(_type_test("integer", var))
+                tests.remove(type_test("integer", var))
             out.append(f"{pad}if not ({' or '.join(tests)}): {fail}")
             if len(spec.types) == 1:
                 known = spec.types[0]
@@ -151,20 +166,25 @@ class Generator:
         self._emit_object(spec, var, fail, ev, indent, loops, known)
         self._emit_array(spec, var, fail, ev, indent, loops, known)
 
-    def _emit_membership(self, allowed: list[Any], var: str, fail: str, pad: str, known: str | None) -> None:
+    def membership_test(self, allowed: list[Any], var: str, known: str | None) -> str:
+        """An expression: is ``var`` JSON-equal to one of ``allowed``?"""
         if allowed and all(type(value) is str for value in allowed):
             name = self.constant(frozenset(allowed), "E")
             guard = "" if known == "string" else f"isinstance({var}, str) and "
-            self.lines.append(f"{pad}if not ({guard}{var} in {name}): {fail}")
-        else:
-            name = self.constant(matcher(allowed), "E", key=id(allowed))
-            self.lines.append(f"{pad}if not {name}({var}): {fail}")
+            return f"({guard}{var} in {name})"
+        name = self.constant(matcher(allowed), "E", key=id(allowed))
+        return f"{name}({var})"
+
+    def _emit_membership(self, allowed: list[Any], var: str, fail: str, pad: str, known: str | None) -> None:
+        self.lines.append(f"{pad}if not {self.membership_test(allowed, var, known)}: {fail}")
 
     def _emit_numbers(self, spec: Spec, var: str, fail: str, pad: str, known: str | None) -> None:
         checks = []
         for value, operator in (
-            (spec.minimum, "<"), (spec.maximum, ">"),
-            (spec.exclusive_minimum, "<="), (spec.exclusive_maximum, ">="),
+            (spec.minimum, "<"),
+            (spec.maximum, ">"),
+            (spec.exclusive_minimum, "<="),
+            (spec.exclusive_maximum, ">="),
         ):
             if value is not None:
                 checks.append(f"{var} {operator} {self.constant(value, 'N')}")
@@ -174,7 +194,7 @@ class Generator:
             return
         condition = " or ".join(checks)
         if known not in ("integer", "number"):
-            condition = f"{_type_test('number', var)} and ({condition})"
+            condition = f"{type_test('number', var)} and ({condition})"
         self.lines.append(f"{pad}if {condition}: {fail}")
 
     def _emit_strings(self, spec: Spec, var: str, fail: str, pad: str, known: str | None) -> None:
@@ -225,7 +245,7 @@ class Generator:
                 out.append(f"{pad}if ({calls}) != 1: {fail}")
             else:
                 results = [self.temp("r") for _ in spec.one_of]
-                for result, branch in zip(results, spec.one_of):
+                for result, branch in zip(results, spec.one_of, strict=False):
                     out.append(f"{pad}{result} = {self.call(branch, mode, var, base)}")
                 hits = self.temp("hits")
                 out.append(f"{pad}{hits} = [r for r in ({', '.join(results)},) if r is not None]")
@@ -293,9 +313,14 @@ class Generator:
         self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int, known: str | None
     ) -> None:
         has_keywords = (
-            spec.required or spec.properties or spec.pattern_properties or spec.additional is not None
-            or spec.property_names is not None or spec.min_properties is not None
-            or spec.max_properties is not None or spec.dependent_required
+            spec.required
+            or spec.properties
+            or spec.pattern_properties
+            or spec.additional is not None
+            or spec.property_names is not None
+            or spec.min_properties is not None
+            or spec.max_properties is not None
+            or spec.dependent_required
             or spec.unevaluated_properties is not None
         )
         if not has_keywords:
@@ -360,47 +385,53 @@ class Generator:
             self._child(spec.unevaluated_properties, value, fail, indent + 2, loops + 1, base)
             out.append(f"{pad}{ev}.update({var})")
 
-    def _emit_other_properties(
-        self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int
-    ) -> None:
+    def _emit_other_properties(self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int) -> None:
         out = self.lines
         pad = "    " * indent
         base = spec.node.base
         key, value = self.temp("k"), self.temp()
         out.append(f"{pad}for {key}, {value} in {var}.items():")
         inner = pad + "    "
-        if spec.properties:
-            declared = self.constant(frozenset(name for name, _ in spec.properties), "S")
-            out.append(f"{inner}if {key} in {declared}: continue")
-        matched = self.temp("m") if spec.additional is not None and spec.pattern_properties else None
-        if matched:
-            out.append(f"{inner}{matched} = False")
+        declared = self.constant(frozenset(name for name, _ in spec.properties), "S") if spec.properties else None
+        if not spec.pattern_properties:
+            if declared:
+                out.append(f"{inner}if {key} in {declared}: continue")
+            if spec.additional is not None:
+                self._child(spec.additional, value, fail, indent + 1, loops + 1, base)
+            if ev is not None:
+                out.append(f"{inner}{ev}.add({key})")
+            return
+        matched = self.temp("m")
+        out.append(f"{inner}{matched} = {f'{key} in {declared}' if declared else 'False'}")
         for regex, _, child in spec.pattern_properties:
             out.append(f"{inner}if {self.constant(regex, 'P')}.search({key}) is not None:")
+            out.append(f"{inner}    {matched} = True")
             self._child(child, value, fail, indent + 2, loops + 1, base)
-            if matched:
-                out.append(f"{inner}    {matched} = True")
+            if ev is not None:
+                out.append(f"{inner}    {ev}.add({key})")
         if spec.additional is not None:
-            if matched:
-                out.append(f"{inner}if not {matched}:")
-                self._child(spec.additional, value, fail, indent + 2, loops + 1, base)
-            else:
-                self._child(spec.additional, value, fail, indent + 1, loops + 1, base)
-        if ev is not None:
-            out.append(f"{inner}{ev}.add({key})")
+            out.append(f"{inner}if not {matched}:")
+            self._child(spec.additional, value, fail, indent + 2, loops + 1, base)
+            if ev is not None:
+                out.append(f"{inner}    {ev}.add({key})")
 
     def _emit_array(
         self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int, known: str | None
     ) -> None:
         has_keywords = (
-            spec.min_items is not None or spec.max_items is not None or spec.unique_items or spec.prefix_items
-            or spec.items is not None or spec.contains is not None or spec.unevaluated_items is not None
+            spec.min_items is not None
+            or spec.max_items is not None
+            or spec.unique_items
+            or spec.prefix_items
+            or spec.items is not None
+            or spec.contains is not None
+            or spec.unevaluated_items is not None
         )
         if not has_keywords:
             return
         out = self.lines
         if known != "array":
-            out.append(f"{'    ' * indent}if {_type_test('array', var)}:")
+            out.append(f"{'    ' * indent}if {type_test('array', var)}:")
             indent += 1
         pad = "    " * indent
         base = spec.node.base
@@ -430,35 +461,35 @@ class Generator:
                 out.append(f"{pad}{ev}.update(range(len({var})))")
         if spec.contains is not None:
             check = self.call(spec.contains, "v", "{item}", base)
-            position, value, hits = self.temp("i"), self.temp(), self.temp("c")
+            slot, value, hits = self.temp("i"), self.temp(), self.temp("c")
             if ev is None and spec.max_contains is None and spec.min_contains == 1:
                 out.append(f"{pad}for {value} in {var}:")
                 out.append(f"{pad}    if {check.format(item=value)}: break")
                 out.append(f"{pad}else:\n{pad}    {fail}")
             else:
                 out.append(f"{pad}{hits} = 0")
-                out.append(f"{pad}for {position}, {value} in enumerate({var}):")
+                out.append(f"{pad}for {slot}, {value} in enumerate({var}):")
                 out.append(f"{pad}    if {check.format(item=value)}:")
                 out.append(f"{pad}        {hits} += 1")
                 if ev is not None:
-                    out.append(f"{pad}        {ev}.add({position})")
+                    out.append(f"{pad}        {ev}.add({slot})")
                 if spec.min_contains > 0:
                     out.append(f"{pad}if {hits} < {self.constant(spec.min_contains, 'N')}: {fail}")
                 if spec.max_contains is not None:
                     out.append(f"{pad}if {hits} > {self.constant(spec.max_contains, 'N')}: {fail}")
         if spec.unevaluated_items is not None:
             assert ev is not None
-            position = self.temp("i")
-            out.append(f"{pad}for {position} in range(len({var})):")
-            out.append(f"{pad}    if {position} not in {ev}:")
+            slot = self.temp("i")
+            out.append(f"{pad}for {slot} in range(len({var})):")
+            out.append(f"{pad}    if {slot} not in {ev}:")
             value = self.temp()
-            out.append(f"{pad}        {value} = {var}[{position}]")
+            out.append(f"{pad}        {value} = {var}[{slot}]")
             self._child(spec.unevaluated_items, value, fail, indent + 2, loops + 1, base)
             out.append(f"{pad}{ev}.update(range(len({var})))")
 
 
 def _is_object(var: str) -> str:
-    return _type_test("object", var)
+    return type_test("object", var)
 
 
 def _hashable(value: Any) -> bool:
@@ -470,7 +501,7 @@ def _hashable(value: Any) -> bool:
 
 
 def _pick(table: dict[str, list[Any]], fallback: list[Any], dyn: tuple[str, ...]) -> list[Any]:
-    """The $dynamicRef target: the outermost resource in the dynamic scope that has the anchor, else static."""
+    """The $dynamicRef target: the outermost resource in the dynamic scope with the anchor, else static."""
     for resource in dyn:
         found = table.get(resource)
         if found is not None:

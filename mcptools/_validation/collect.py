@@ -24,7 +24,7 @@ from .messages import closest_name, count_phrase, describe_schema, render_path, 
 from .resolve import Located
 from .values import has_unique_items, is_multiple_of, matcher
 
-__all__ = ["Collectors", "finish"]
+__all__ = ["Collectors", "finish", "type_gate"]
 
 Record = tuple[tuple[Any, ...], bool, str]
 Collector = Callable[[Any, tuple[Any, ...], list[Record], tuple[str, ...]], None]
@@ -43,6 +43,10 @@ _TYPE_OF: dict[str, Callable[[Any], bool]] = {
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _numeric_test(test: Callable[[Any, Any], bool], bound: Any) -> Callable[[Any], bool]:
+    return lambda value: not _is_number(value) or test(value, bound)
 
 
 def _not_allowed(path: tuple[Any, ...]) -> str:
@@ -74,22 +78,26 @@ class Collectors:
             cell.append(self._build(node))
         if cell:
             return cell[0]
-        # A cycle ($ref back to an ancestor): defer the lookup to call time.
-        return lambda value, path, out, dyn: cell[0](value, path, out, dyn)
+
+        # A cycle ($ref back to an ancestor): the collector is still being built, so look it up at call time.
+        def deferred(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> None:
+            cell[0](value, path, out, dyn)
+
+        return deferred
 
     def yes_no(self, node: Located) -> Callable[[Any, tuple[str, ...]], bool]:
         """The generated ``v`` function for ``node``, called the way the errors path calls it."""
         name = self.generator.function(node, "v")
         ns = self.ns
         if self.generator.dynamic:
-            return lambda value, dyn: bool(ns[name](value, dyn + (node.base,)))
+            return lambda value, dyn: bool(ns[name](value, (*dyn, node.base)))
         return lambda value, dyn: bool(ns[name](value))
 
     def evaluated(self, node: Located) -> Callable[[Any, tuple[str, ...]], Any]:
         name = self.generator.function(node, "a")
         ns = self.ns
         if self.generator.dynamic:
-            return lambda value, dyn: ns[name](value, dyn + (node.base,))
+            return lambda value, dyn: ns[name](value, (*dyn, node.base))
         return lambda value, dyn: ns[name](value)
 
     def _build(self, node: Located) -> Collector:
@@ -141,27 +149,32 @@ class Collectors:
             (spec.multiple_of, is_multiple_of, "must be a multiple of {}"),
         ):
             if bound is not None:
-                steps.append(simple(
-                    lambda v, b=bound, t=test: not _is_number(v) or t(v, b), words.format(bound)  # type: ignore[misc]
-                ))
+                steps.append(simple(_numeric_test(test, bound), words.format(bound)))
         strings = (
             (spec.min_length, lambda v, n: len(v) >= n, "must be at least {}"),
             (spec.max_length, lambda v, n: len(v) <= n, "must be at most {}"),
         )
         for size, test, words in strings:
             if size is not None:
-                steps.append(simple(
-                    lambda v, n=size, t=test: not isinstance(v, str) or t(v, n),  # type: ignore[misc]
-                    words.format(count_phrase(size, "character", "characters")),
-                ))
+                steps.append(
+                    simple(
+                        lambda v, n=size, t=test: not isinstance(v, str) or t(v, n),  # type: ignore[misc]
+                        words.format(count_phrase(size, "character", "characters")),
+                    )
+                )
         if spec.pattern is not None:
             regex, source = spec.pattern
-            steps.append(simple(
-                lambda v: not isinstance(v, str) or regex.search(v) is not None, f"must match pattern {source!r}"
-            ))
+            steps.append(
+                simple(
+                    lambda v: not isinstance(v, str) or regex.search(v) is not None,
+                    f"must match pattern {source!r}",
+                )
+            )
         if spec.format is not None:
             check = spec.format
-            steps.append(simple(lambda v: not isinstance(v, str) or check(v), f"must match format {spec.format_name!r}"))
+            steps.append(
+                simple(lambda v: not isinstance(v, str) or check(v), f"must match format {spec.format_name!r}")
+            )
         steps.extend(self._choice_steps(spec))
         return steps
 
@@ -207,18 +220,7 @@ class Collectors:
         return choice
 
     def _type_gate(self, node: Located) -> Callable[[Any], bool]:
-        """Whether a value is of the type a branch declares (through $ref): picks the branch worth explaining."""
-        for _ in range(8):
-            spec = self.specs.spec(node)
-            if spec.types is not None:
-                tests = [_TYPE_OF[name] for name in spec.types]
-                return lambda v: any(test(v) for test in tests)
-            if spec.const is not None or spec.enum is not None:
-                return matcher(list(spec.enum or []) + ([spec.const[0]] if spec.const else []))
-            if spec.ref is None:
-                break
-            node = spec.ref
-        return lambda v: True
+        return type_gate(self.specs, node)
 
     # -- objects ----------------------------------------------------------------------------------------
     def _object_steps(self, spec: Spec) -> list[Step]:
@@ -244,15 +246,18 @@ class Collectors:
                 if isinstance(value, dict):
                     for name in required:
                         if name not in value:
-                            where = path + (name,)
+                            where = (*path, name)
                             out.append((where, True, f"missing required property '{render_path(where)}'"))
                     for trigger, names in dependent:
                         if trigger in value:
                             for name in names:
                                 if name not in value:
-                                    where = path + (name,)
-                                    because = render_path(path + (trigger,))
-                                    message = f"missing property '{render_path(where)}' (required when '{because}' is present)"
+                                    where = (*path, name)
+                                    because = render_path((*path, trigger))
+                                    message = (
+                                        f"missing property '{render_path(where)}' "
+                                        f"(required when '{because}' is present)"
+                                    )
                                     out.append((where, True, message))
                 return False
 
@@ -266,7 +271,7 @@ class Collectors:
                 if isinstance(value, dict):
                     for key in value:
                         found: list[Record] = []
-                        names(key, path + (key,), found, dyn)
+                        names(key, (*path, key), found, dyn)
                         out.extend((where, False, "name of " + message) for where, _, message in found[:1])
                 return False
 
@@ -283,7 +288,7 @@ class Collectors:
             if not isinstance(value, dict):
                 return False
             for key, item in value.items():
-                where = path + (key,)
+                where = (*path, key)
                 matched = False
                 own = declared.get(key)
                 if own is not None:
@@ -350,9 +355,9 @@ class Collectors:
                 if isinstance(value, (list, tuple)):
                     for position, item in enumerate(value):
                         if position < len(prefix):
-                            prefix[position](item, path + (position,), out, dyn)
+                            prefix[position](item, (*path, position), out, dyn)
                         elif rest is not None:
-                            rest(item, path + (position,), out, dyn)
+                            rest(item, (*path, position), out, dyn)
                         else:
                             break
                 return False
@@ -375,8 +380,14 @@ class Collectors:
         for trigger, node in spec.dependent_schemas:
             collect = self.collector(node)
 
-            def dependent(v: Any, p: tuple[Any, ...], o: list[Record], d: tuple[str, ...], c: Collector = collect,
-                          t: str = trigger) -> bool:
+            def dependent(
+                v: Any,
+                p: tuple[Any, ...],
+                o: list[Record],
+                d: tuple[str, ...],
+                c: Collector = collect,
+                t: str = trigger,
+            ) -> bool:
                 if isinstance(v, dict) and t in v:
                     c(v, p, o, d)
                 return False
@@ -414,7 +425,7 @@ class Collectors:
 
         def dynamic(v: Any, p: tuple[Any, ...], o: list[Record], d: tuple[str, ...]) -> bool:
             target = next((table[r] for r in d if r in table), fallback)
-            self.collector(target)(v, p, o, d + (target.base,))
+            self.collector(target)(v, p, o, (*d, target.base))
             return False
 
         return dynamic
@@ -463,7 +474,7 @@ class Collectors:
                 for key, item in v.items():
                     if key in seen or key in declared or any(r.search(key) for r in patterns):
                         continue
-                    leftover_properties(item, p + (key,), o, d)
+                    leftover_properties(item, (*p, key), o, d)
             elif isinstance(v, (list, tuple)) and leftover_items is not None and not has_items:
                 seen = seen_by_applicators(v, d)
                 for position, item in enumerate(v):
@@ -471,10 +482,25 @@ class Collectors:
                         continue
                     if contains is not None and contains(item, d):
                         continue
-                    leftover_items(item, p + (position,), o, d)
+                    leftover_items(item, (*p, position), o, d)
             return False
 
         return [unevaluated]
+
+
+def type_gate(specs: SpecTable, node: Located) -> Callable[[Any], bool]:
+    """Whether a value is of the type a branch declares (through $ref): the branch worth explaining."""
+    for _ in range(8):
+        spec = specs.spec(node)
+        if spec.types is not None:
+            tests = [_TYPE_OF[name] for name in spec.types]
+            return lambda v: any(test(v) for test in tests)
+        if spec.const is not None or spec.enum is not None:
+            return matcher(list(spec.enum or []) + ([spec.const[0]] if spec.const else []))
+        if spec.ref is None:
+            break
+        node = spec.ref
+    return lambda v: True
 
 
 def finish(records: list[Record], instance: Any, needs_sort: bool) -> list[str]:
@@ -502,8 +528,11 @@ def finish(records: list[Record], instance: Any, needs_sort: bool) -> list[str]:
                     current = current.get(segment)
                 else:
                     ranks.append((1, segment if isinstance(segment, int) else 0))
-                    current = current[segment] if isinstance(current, (list, tuple)) and isinstance(
-                        segment, int) and segment < len(current) else None
+                    current = (
+                        current[segment]
+                        if isinstance(current, (list, tuple)) and isinstance(segment, int) and segment < len(current)
+                        else None
+                    )
             return tuple(ranks)
 
         kept.sort(key=order)

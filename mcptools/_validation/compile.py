@@ -13,6 +13,7 @@ from mcptools._errors import SchemaError
 
 from .codegen import Generator, NeedsDynamicScope
 from .collect import Collectors, finish
+from .errgen import ErrorGenerator, is_simple, link_dispatch
 from .keywords import SpecTable
 from .resolve import DEFAULT_BASE, VALIDATION_VOCABULARY, Index, check_dialect
 
@@ -23,7 +24,7 @@ TOO_DEEP = "value nests too deeply to validate"
 
 @final
 class Validator:
-    """A compiled schema. ``is_valid(instance) -> bool``; ``errors(instance) -> list[str]`` (empty when valid).
+    """A compiled schema. ``is_valid(instance) -> bool``; ``errors(instance) -> list[str]``.
 
     Both are plain generated functions stored on the instance, so calling one costs a single Python call.
     """
@@ -65,8 +66,7 @@ def compile_schema(
     index = Index()
     root = index.add_document(schema, DEFAULT_BASE, "")
     extra = dict(resources or {})
-    for uri, document in extra.items():
-        index.add_document(document, uri, uri)
+    index.pending.update(extra)
     vocabularies = check_dialect(schema, index, extra)
     validation = vocabularies is None or VALIDATION_VOCABULARY in vocabularies
     specs = SpecTable(index, format_assertion=format_assertion, validation=validation)
@@ -80,12 +80,16 @@ def compile_schema(
 
 def _build(schema: Any, root: Any, specs: SpecTable, *, hints: bool, dynamic: bool) -> Validator:
     generator = Generator(specs, dynamic=dynamic)
+    generator.write_entry("is_valid", root, "return False", "True", "False")
+    if not dynamic and is_simple(specs, root):
+        entry = ErrorGenerator(specs, generator, hints=hints).write_all(root)
+        generator.write_entry("errors", root, f"return {entry}(x)", "[]", "[TOO_DEEP]")
+        generator.write_pending()
+        return _finish(schema, generator)
     collectors = Collectors(specs, generator, hints=hints)
     collect_root = collectors.collector(root)
-    generator.write_entry("is_valid", root, "return False", "True", "False")
     generator.write_entry("errors", root, "return SLOW(x)", "[]", "[TOO_DEEP]")
     generator.write_pending()
-    source = _fill_empty_blocks(generator.lines)
     namespace = generator.namespace
     root_scope = (root.base,) if dynamic else ()
 
@@ -98,11 +102,18 @@ def _build(schema: Any, root: Any, specs: SpecTable, *, hints: bool, dynamic: bo
             return [TOO_DEEP]
 
     namespace["SLOW"] = slow
+    return _finish(schema, generator)
+
+
+def _finish(schema: Any, generator: Generator) -> Validator:
+    source = _fill_empty_blocks(generator.lines)
+    namespace = generator.namespace
     namespace["TOO_DEEP"] = TOO_DEEP
-    exec(compile(source, "<mcptools compiled schema>", "exec"), namespace)  # noqa: S102 - our own source
+    exec(compile(source, "<mcptools compiled schema>", "exec"), namespace)
     for table in namespace.pop("_links", []):
         for entry in table.values():
             entry[0] = namespace[entry[0]]
+    link_dispatch(namespace)
     return Validator(schema, namespace["is_valid"], namespace["errors"], source)
 
 

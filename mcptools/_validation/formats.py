@@ -1,8 +1,9 @@
 """Format checks, used only when a validator is compiled with ``format_assertion=True``.
 
-By default ``format`` is an annotation, as draft 2020-12 says; a server that wants ``"format": "date-time"`` to
-reject ``"tomorrow"`` opts in. Each check takes a string and answers whether it is in the format; the compiled
-validator skips non-strings itself. Regular expressions are compiled on first use so importing stays cheap.
+By default ``format`` is an annotation, as draft 2020-12 says; a server that wants ``"format": "date-time"``
+to reject ``"tomorrow"`` opts in. Each check takes a string and answers whether it is in the format; the
+compiled validator skips non-strings itself. Regular expressions are compiled on first use so importing stays
+cheap.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ _SOURCES = {
     "time": r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))",
     "uuid": r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
     "label": r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?",
-    "local": r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*|\"(?:[^\"\\\r\n]|\\.)*\"",
+    "local": r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+    r"|\"(?:[^\"\\\r\n]|\\.)*\"",
     "uri": r"[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*",
     "ipv4": r"(?:0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]{0,2})){3}",
 }

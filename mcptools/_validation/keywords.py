@@ -1,6 +1,6 @@
-"""One schema object, read once: its keyword values checked (``SchemaError`` otherwise) and its references resolved.
+"""One schema object, read once: keyword values checked (else ``SchemaError``), references resolved.
 
-Both the code generator (the valid path) and the error collector (the all-errors path) read ``Spec`` objects, so
+The code generator (valid path) and the error collector (all-errors path) both read ``Spec`` objects, so
 a keyword value is checked in exactly one place and the two paths cannot disagree about what a schema means.
 """
 
@@ -31,13 +31,49 @@ class Spec:
     """The checked, resolved keywords of one schema object; absent keywords are ``None`` or empty."""
 
     __slots__ = (
-        "additional", "all_of", "any_of", "boolean", "const", "contains", "dependent_required",
-        "dependent_schemas", "dynamic_name", "else_", "enum", "exclusive_maximum", "exclusive_minimum",
-        "format", "format_name", "if_", "items", "max_contains", "max_items", "max_length", "max_properties",
-        "maximum", "min_contains", "min_items", "min_length", "min_properties", "minimum", "multiple_of",
-        "node", "not_", "one_of", "pattern", "pattern_properties", "prefix_items", "properties",
-        "property_names", "ref", "required", "then", "types", "unevaluated_items",
-        "unevaluated_properties", "unique_items",
+        "additional",
+        "all_of",
+        "any_of",
+        "boolean",
+        "const",
+        "contains",
+        "dependent_required",
+        "dependent_schemas",
+        "dynamic_name",
+        "else_",
+        "enum",
+        "exclusive_maximum",
+        "exclusive_minimum",
+        "format",
+        "format_name",
+        "if_",
+        "items",
+        "max_contains",
+        "max_items",
+        "max_length",
+        "max_properties",
+        "maximum",
+        "min_contains",
+        "min_items",
+        "min_length",
+        "min_properties",
+        "minimum",
+        "multiple_of",
+        "node",
+        "not_",
+        "one_of",
+        "pattern",
+        "pattern_properties",
+        "prefix_items",
+        "properties",
+        "property_names",
+        "ref",
+        "required",
+        "then",
+        "types",
+        "unevaluated_items",
+        "unevaluated_properties",
+        "unique_items",
     )
 
     def __init__(self, node: Located) -> None:

@@ -3,7 +3,7 @@
 Every message is ``<subject> <predicate>`` or one of the contract's fixed shapes:
 
 - ``missing required property '<path>'``
-- ``unexpected property '<path>'`` (optionally `` (did you mean '<name>'?)`` when compiled with ``hints=True``)
+- ``unexpected property '<path>'`` (plus `` (did you mean '<name>'?)`` with ``hints=True``)
 - ``<subject> must be <type>`` / ``<subject> must be one of [...]`` / ``<subject> must be >= 1`` ...
 
 The subject is ``value`` for the instance itself, ``property '<path>'`` below an object and ``item '<path>'``
@@ -28,7 +28,7 @@ Path = tuple[Any, ...]
 
 
 def render_path(path: Path) -> str:
-    """``('where', 'street')`` -> ``where.street``; ``('tags', 2)`` -> ``tags[2]``; ``(0, 'a')`` -> ``[0].a``."""
+    """A path as messages show it: ``where.street``, ``tags[2]``, ``[0].a``."""
     parts: list[str] = []
     for segment in path:
         if type(segment) is int:
@@ -59,13 +59,13 @@ def count_phrase(count: Any, singular: str, plural: str) -> str:
 
 
 def describe_schema(schema: Any) -> str:
-    """A few words naming a subschema, for anyOf / oneOf / not messages: its type, enum, const or $ref name."""
+    """A few words naming a subschema, for anyOf / oneOf / not: its type, enum, const or $ref name."""
     if schema is True:
         return "anything"
     if schema is False or not isinstance(schema, dict):
         return "nothing"
     if isinstance(schema.get("title"), str):
-        return schema["title"]
+        return str(schema["title"])
     if "const" in schema:
         return repr(schema["const"])
     if isinstance(schema.get("enum"), list):

@@ -19,9 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["compile_pattern", "translate_pattern"]
 
 _WORD = "a-zA-Z0-9_"
-_SPACE = (
-    " \\t\\n\\r\\x0b\\x0c\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
-)
+_SPACE = " \\t\\n\\r\\x0b\\x0c\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
 _LINE_END = "\\n\\r\\u2028\\u2029"
 _OUTSIDE_CLASS = {
     "d": "[0-9]",
@@ -36,15 +34,27 @@ _OUTSIDE_CLASS = {
 _INSIDE_CLASS = {"d": "0-9", "w": _WORD, "s": _SPACE, "b": "\\x08"}
 # Python's re has no \p{...}; these classes give the same answers for letters and digits.
 _PROPERTIES_OUTSIDE = {
-    "L": "[^\\W\\d_]", "Letter": "[^\\W\\d_]", "Lu": "(?:(?=[^\\W\\d_])(?-i:[^a-z\\W\\d_]))",
-    "N": "\\d", "Nd": "\\d", "Number": "\\d", "Decimal_Number": "\\d", "digit": "\\d",
+    "L": "[^\\W\\d_]",
+    "Letter": "[^\\W\\d_]",
+    "Lu": "(?:(?=[^\\W\\d_])(?-i:[^a-z\\W\\d_]))",
+    "N": "\\d",
+    "Nd": "\\d",
+    "Number": "\\d",
+    "Decimal_Number": "\\d",
+    "digit": "\\d",
 }
-_NEGATED_PROPERTIES_OUTSIDE = {"L": "[\\W\\d_]", "Letter": "[\\W\\d_]", "N": "\\D", "Nd": "\\D", "Number": "\\D"}
+_NEGATED_PROPERTIES_OUTSIDE = {
+    "L": "[\\W\\d_]",
+    "Letter": "[\\W\\d_]",
+    "N": "\\D",
+    "Nd": "\\D",
+    "Number": "\\D",
+}
 _MAX_PATTERN_LENGTH = 10_000
 
 
 def translate_pattern(pattern: str, where: str) -> str:
-    """``pattern`` as Python ``re`` source with ECMA-262 meaning; a ``SchemaError`` if it cannot be honoured."""
+    """``pattern`` as Python ``re`` source with ECMA-262 meaning, or ``SchemaError``."""
     if len(pattern) > _MAX_PATTERN_LENGTH:
         raise SchemaError(f"pattern at '{where}' is longer than {_MAX_PATTERN_LENGTH} characters")
     out: list[str] = []
@@ -58,7 +68,7 @@ def translate_pattern(pattern: str, where: str) -> str:
             i += 2
             if e in "pP" and i < n and pattern[i] == "{":
                 end = pattern.find("}", i)
-                name = pattern[i + 1 : end].split("=")[-1] if end > 0 else ""
+                name = pattern[i + 1 : end].rsplit("=", maxsplit=1)[-1] if end > 0 else ""
                 table = _PROPERTIES_OUTSIDE if e == "p" else _NEGATED_PROPERTIES_OUTSIDE
                 if in_class or name not in table:
                     raise SchemaError(
@@ -178,7 +188,11 @@ def _refuse_nested_quantifiers(pattern: str, where: str) -> None:
             stack.append([False, False, False, False, True])
             i += 1
             if pattern.startswith("?", i):
-                close = pattern.find(">", i) + 1 if pattern.startswith("?<", i) and pattern[i + 2 : i + 3] not in "=!" else 0
+                close = (
+                    pattern.find(">", i) + 1
+                    if pattern.startswith("?<", i) and pattern[i + 2 : i + 3] not in "=!"
+                    else 0
+                )
                 i = close if close > 0 else i + (3 if pattern.startswith("?<", i) else 2)
             continue
         if c == "|":
@@ -194,7 +208,9 @@ def _refuse_nested_quantifiers(pattern: str, where: str) -> None:
             i += 1
         elif c == "\\":
             i += 2
-            if i < n and pattern[i - 1] in "pPu" and pattern[i] == "{" or pattern[i - 1] == "k" and i < n and pattern[i] == "<":
+            if (i < n and pattern[i - 1] in "pPu" and pattern[i] == "{") or (
+                pattern[i - 1] == "k" and i < n and pattern[i] == "<"
+            ):
                 i = max(pattern.find("}" if pattern[i] == "{" else ">", i) + 1, i + 1)
         elif c == "[":
             i += 1
@@ -212,7 +228,8 @@ def _refuse_nested_quantifiers(pattern: str, where: str) -> None:
         if group is not None:
             if high > 1 and group[2]:
                 raise SchemaError(
-                    f"pattern {pattern!r} at '{where}' repeats a group whose body only repeats (like '(a+)+'); "
+                    f"pattern {pattern!r} at '{where}' repeats a group whose body only repeats "
+                    "(like '(a+)+'); "
                     "that can take exponential time on a crafted argument, so rewrite it without the nesting"
                 )
             if high > 1 or group[3]:

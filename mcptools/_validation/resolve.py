@@ -1,8 +1,9 @@
 """Where a schema's references lead: base URIs, ``$id``, ``$anchor``, ``$dynamicAnchor`` and JSON pointers.
 
-Nothing here touches the network. A reference resolves to the document itself, to one of its embedded resources
-(``$id``), or to a document the caller passed in ``resources``; anything else is a ``SchemaError``, because a tool
-server that fetched ``$ref`` URLs would let a schema make it call arbitrary hosts.
+Nothing here touches the network. A reference resolves to the document itself, to one of its
+embedded resources (``$id``), or to a document the caller passed in ``resources``; anything else is a
+``SchemaError``, because a tool server that fetched ``$ref`` URLs would let a schema make it call
+arbitrary hosts.
 """
 
 from __future__ import annotations
@@ -31,8 +32,17 @@ DIALECT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 DEFAULT_BASE = "mcptools:///schema.json"
 
 SINGLE_SCHEMA_KEYWORDS = (
-    "additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems", "contains",
-    "propertyNames", "not", "if", "then", "else", "contentSchema",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
 )
 SCHEMA_ARRAY_KEYWORDS = ("prefixItems", "allOf", "anyOf", "oneOf")
 SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "dependentSchemas")
@@ -40,7 +50,7 @@ IN_PLACE_SCHEMA_KEYWORDS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "els
 
 
 def pointer_text(tokens: tuple[str | int, ...]) -> str:
-    """A location as a URI fragment JSON pointer, as messages and ``SchemaError`` show it (``#/properties/a``)."""
+    """A location as a URI fragment JSON pointer, as errors show it (``#/properties/a``)."""
     parts = ["#"]
     for token in tokens:
         parts.append("/" + str(token).replace("~", "~0").replace("/", "~1"))
@@ -85,6 +95,9 @@ def resolve_uri(base: str, reference: str) -> str:
     """RFC 3986 section 5.2 reference resolution (also right for ``urn:`` bases, which urllib gets wrong)."""
     r_scheme, r_auth, r_path, r_query, r_frag = _split_uri(reference)
     b_scheme, b_auth, b_path, b_query, _ = _split_uri(base)
+    scheme: str | None
+    auth: str | None
+    query: str | None
     if r_scheme is not None:
         scheme, auth, path, query = r_scheme, r_auth, _remove_dot_segments(r_path), r_query
     elif r_auth is not None:
@@ -146,7 +159,7 @@ class Located:
         self.pointer = pointer
 
     def where(self) -> str:
-        """The location as a message shows it: a pointer, prefixed by the document URI when not the root one."""
+        """The location as a message shows it: a pointer, after the document URI unless root."""
         text = pointer_text(self.pointer)
         return text if self.document == "" else self.document + text
 
@@ -164,9 +177,12 @@ class Located:
 class Index:
     """Every resource, anchor and dynamic anchor of a document and of the extra documents it may refer to."""
 
-    __slots__ = ("anchors", "dynamic_anchors", "resources")
+    __slots__ = ("anchors", "dynamic_anchors", "pending", "resources")
 
     def __init__(self) -> None:
+        # Documents passed by URI, indexed only once something refers to them: an unused metaschema's
+        # dynamic anchors must not join the dynamic scope.
+        self.pending: dict[str, Any] = {}
         self.resources: dict[str, Located] = {}
         self.anchors: dict[str, Located] = {}
         # resource URI -> anchor name -> schema: what $dynamicRef searches along the dynamic scope
@@ -224,6 +240,8 @@ class Index:
         uri = resolve_uri(origin.base, reference)
         document_uri, _, fragment = uri.partition("#")
         found: Located | None = None
+        if document_uri not in self.resources and document_uri in self.pending:
+            self.add_document(self.pending.pop(document_uri), document_uri, document_uri)
         if not fragment or fragment.startswith("/"):
             resource = self.resources.get(document_uri)
             if resource is not None:
@@ -232,7 +250,8 @@ class Index:
             found = self.anchors.get(document_uri + "#" + fragment)
         if found is None:
             raise SchemaError(
-                f"'{keyword}' {reference!r} at '{origin.where()}' does not resolve to any schema in this document "
+                f"'{keyword}' {reference!r} at '{origin.where()}' does not resolve to any schema in this "
+                f"document "
                 f"(resolved to {uri!r}); mcptools never fetches remote references: pass the document in "
                 "resources={uri: schema} or move it under '$defs'"
             )
@@ -255,7 +274,7 @@ class Index:
 
 
 def check_dialect(schema: Any, index: Index, resources: Mapping[str, Any]) -> frozenset[str] | None:
-    """The vocabularies in force (``None`` means the full 2020-12 dialect), or a ``SchemaError`` for another draft."""
+    """The vocabularies in force (``None``: all of 2020-12), or ``SchemaError`` for another draft."""
     if not isinstance(schema, dict) or "$schema" not in schema:
         return None
     dialect = schema["$schema"]
@@ -274,7 +293,8 @@ def check_dialect(schema: Any, index: Index, resources: Mapping[str, Any]) -> fr
                 )
         return frozenset(uri for uri in vocabularies if uri in known)
     raise SchemaError(
-        f"'$schema' {dialect!r} at '#' is not supported: mcptools validates JSON Schema draft 2020-12 (the MCP "
+        f"'$schema' {dialect!r} at '#' is not supported: mcptools validates JSON Schema draft 2020-12 "
+        "(the MCP "
         f"default dialect); remove '$schema' or set it to {DIALECT_2020_12!r} after converting the schema "
         "(draft-07: 'definitions' -> '$defs', array 'items' -> 'prefixItems', 'additionalItems' -> 'items', "
         "'dependencies' -> 'dependentRequired'/'dependentSchemas')"
@@ -292,8 +312,27 @@ _VOCABULARIES = (
     "https://json-schema.org/draft/2020-12/vocab/format-assertion",
     "https://json-schema.org/draft/2020-12/vocab/content",
 )
-VALIDATION_KEYWORDS = frozenset({
-    "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-    "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
-    "maxProperties", "minProperties", "required", "dependentRequired",
-})
+VALIDATION_KEYWORDS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxContains",
+        "minContains",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+    }
+)

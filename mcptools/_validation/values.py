@@ -1,8 +1,10 @@
-"""JSON value semantics the compiled checkers call at run time: equality keys, enum/const, uniqueness, multipleOf.
+"""JSON value semantics the compiled checkers call at run time.
 
-JSON equality differs from Python's: ``true`` is not ``1`` and ``0`` is not ``false``, but ``1`` equals ``1.0``.
-``json_key`` maps a value to a hashable key with exactly JSON's equality, so enum membership and uniqueItems are
-set lookups (linear) instead of pairwise comparisons (quadratic on a hostile array).
+Equality keys, enum/const, uniqueness, multipleOf.
+
+JSON equality differs from Python's: ``true`` is not ``1`` and ``0`` is not ``false``, but ``1`` equals
+``1.0``. ``json_key`` maps a value to a hashable key with exactly JSON's equality, so enum membership and
+uniqueItems are set lookups (linear) instead of pairwise comparisons (quadratic on a hostile array).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def matcher(allowed: list[Any]) -> Callable[[Any], bool]:
 
 
 def is_multiple_of(value: Any, divisor: Any) -> bool:
-    """Exact decimal ``multipleOf``: 0.0075 is a multiple of 0.0001, as the JSON text says, whatever binary says."""
+    """Exact decimal ``multipleOf``: 0.0075 is a multiple of 0.0001, as the JSON text says."""
     if type(value) is int and type(divisor) is int:
         return value % divisor == 0
     from fractions import Fraction
