@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import ast
 import importlib.util
 import json
@@ -19,7 +20,7 @@ import pytest
 from typing_extensions import NotRequired, get_type_hints
 
 from mcptools._errors import SchemaError
-from mcptools._stubgen import generate_stubs, stubgen_main, tools_from_json
+from mcptools._stubgen import add_stubgen_arguments, generate_stubs, run_stubgen, stubgen_main, tools_from_json
 from mcptools._stubgen._text import escaped_lines, method_name, pascal_case, py_string
 
 SCHEMAS = Path(__file__).parent / "stubgen_schemas"
@@ -50,9 +51,7 @@ def hints(module: types.ModuleType, name: str) -> dict[str, Any]:
     return get_type_hints(getattr(module, name), include_extras=True)
 
 
-def tool(
-    name: str, properties: dict[str, Any], required: list[str] | None = None, **extra: Any
-) -> dict[str, Any]:
+def tool(name: str, properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required is not None:
         schema["required"] = required
@@ -316,7 +315,7 @@ def test_output_schema_gives_a_result_typeddict(tmp_module_dir: Path) -> None:
 
 
 def test_realistic_schemas_give_useful_types(tmp_module_dir: Path) -> None:
-    text = generate_stubs(realistic_tools(), source="realistic")
+    text = generate_stubs(realistic_tools(), source="realistic", line_length=120)
     module = load(text, tmp_module_dir)
     # zod-to-json-schema: draft-07 tuples, const unions, a reference into properties, discriminated unions.
     search = hints(module, "SearchIssuesArguments")
@@ -485,57 +484,56 @@ def test_invalid_tool_lists_are_refused_with_a_reason() -> None:
         generate_stubs([{"inputSchema": {}}], source="x")
 
 
-@pytest.mark.skipif(
-    shutil.which("ruff") is None and not (Path(sys.executable).parent / "ruff").exists(), reason="no ruff"
-)
-def test_generated_modules_are_already_formatted_and_lint_clean(tmp_path: Path) -> None:
+RUFF = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+RUFF_RULES = ["--select", "E,F,W,I,B,UP,RUF,SIM,PL", "--ignore", "E501,PLR0913,RUF022", "--target-version", "py310"]
+
+
+def _stress_tool() -> dict[str, Any]:
     long_enum = {"type": "string", "enum": [f"value_number_{index}" for index in range(12)]}
+    reference = {"$ref": "#/$defs/AVeryLongDefinitionNameForTestingTheLineSplitting"}
     long_union = {
         "anyOf": [
-            {"type": "array", "items": {"$ref": "#/$defs/AVeryLongDefinitionNameForTestingTheLineSplitting"}},
-            {
-                "type": "object",
-                "additionalProperties": {"$ref": "#/$defs/AVeryLongDefinitionNameForTestingTheLineSplitting"},
-            },
+            {"type": "array", "items": reference},
+            {"type": "object", "additionalProperties": reference},
             {"type": "null"},
         ]
     }
-    stress = {
+    return {
         "name": "a_tool_with_a_rather_long_name_to_push_signatures_over_the_line_length_limit",
         "description": "A long description. " * 20,
         "inputSchema": {
             "type": "object",
-            "$defs": {
-                "AVeryLongDefinitionNameForTestingTheLineSplitting": {
-                    "type": "object",
-                    "properties": {"v": {}},
-                }
-            },
+            "$defs": {"AVeryLongDefinitionNameForTestingTheLineSplitting": {"type": "object", "properties": {"v": {}}}},
             "properties": {"choice": long_enum, "either": long_union, "odd-name": long_union},
             "required": ["either"],
         },
         "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
     }
+
+
+@pytest.mark.skipif(not Path(RUFF).exists(), reason="ruff is not installed")
+@pytest.mark.parametrize("width", [79, 88, 120])
+def test_generated_modules_are_already_formatted_and_lint_clean(tmp_path: Path, width: int) -> None:
+    tools = [*realistic_tools(), *_hostile_tools(HOSTILE), _stress_tool()]
     path = tmp_path / "formatted_stub.py"
-    path.write_text(
-        generate_stubs([*realistic_tools(), *_hostile_tools(HOSTILE), stress], source="format test")
-    )
-    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
-    config = str(ROOT / "pyproject.toml")
+    path.write_text(generate_stubs(tools, source="format test", line_length=width))
+    options = ["--isolated", "--line-length", str(width)]
     formatted = subprocess.run(
-        [ruff, "format", "--check", "--diff", "--config", config, str(path)],
+        [RUFF, "format", "--check", "--diff", *options, "--target-version", "py310", str(path)],
         capture_output=True,
         text=True,
         check=False,
     )
     assert formatted.returncode == 0, formatted.stdout + formatted.stderr
     checked = subprocess.run(
-        [ruff, "check", "--config", config, "--ignore", "E501", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
+        [RUFF, "check", *options, *RUFF_RULES, str(path)], capture_output=True, text=True, check=False
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_line_length_below_the_fixed_parts_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least 79"):
+        generate_stubs([], source="x", line_length=60)
 
 
 # --- safety: schema text never becomes code ---------------------------------------------------------------
@@ -626,9 +624,7 @@ def test_hostile_tool_and_property_names_stay_text(tmp_module_dir: Path) -> None
             calls.append(name)
 
     client = module.TypedClient(Recorder())
-    for method in sorted(
-        name for name in vars(module.TypedClient) if name.startswith(("x_", "a_", "tool_", "_"))
-    ):
+    for method in sorted(name for name in vars(module.TypedClient) if name.startswith(("x_", "a_", "tool_", "_"))):
         if method.startswith("__") or method in {"_session"}:
             continue
         getattr(client, method)()
@@ -676,5 +672,22 @@ def test_command_writes_checks_and_reports(tmp_path: Path, capsys: pytest.Captur
     (tmp_path / "bad.json").write_text("{")
     assert stubgen_main([str(tmp_path / "bad.json")]) == 2
     assert "is not JSON" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        stubgen_main([])
+    assert stubgen_main([]) == 2
+    assert "either TARGET or --url" in capsys.readouterr().err
+    assert stubgen_main([str(tmp_path / "missing.py")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_command_as_a_subcommand_of_mcptools(tmp_path: Path) -> None:
+    # How mcptools' own parser wires it: add_stubgen_arguments on a subparser, run_stubgen on the result.
+    parser = argparse.ArgumentParser(prog="mcptools")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_stubgen_arguments(commands.add_parser("stubgen"))
+    output = tmp_path / "weather_tools.py"
+    args = parser.parse_args(["stubgen", str(ROOT / "examples" / "weather.py"), "-o", str(output)])
+    assert run_stubgen(args) == 0
+    assert "class WeatherArguments(TypedDict):" in output.read_text()
+    assert (
+        run_stubgen(parser.parse_args(["stubgen", str(ROOT / "examples" / "weather.py"), "-o", str(output), "--check"]))
+        == 0
+    )

@@ -15,6 +15,7 @@ from mcptools._stubgen import generate_stubs
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 STUBS = ROOT / "stubs"
+LINE_LENGTH = 120  # this repository's ruff line-length (pyproject.toml)
 
 
 def example_registries() -> dict[str, ToolRegistry]:
@@ -44,10 +45,10 @@ def test_every_example_registry_has_a_stub_and_no_stub_is_orphaned(
 def test_committed_stubs_match_a_fresh_generation(registries: dict[str, ToolRegistry]) -> None:
     stale: list[str] = []
     for stem, registry in sorted(registries.items()):
-        expected = generate_stubs(registry.list_tools(), source=f"examples/{stem}.py")
+        expected = generate_stubs(registry.list_tools(), source=f"examples/{stem}.py", line_length=LINE_LENGTH)
         path = STUBS / f"{stem}_tools.py"
         if not path.exists() or path.read_text(encoding="utf-8") != expected:
-            stale.append(f"mcptools stubgen examples/{stem}.py -o stubs/{stem}_tools.py")
+            stale.append(f"mcptools stubgen examples/{stem}.py -o stubs/{stem}_tools.py --line-length {LINE_LENGTH}")
     assert not stale, "stubs/ is stale; regenerate from the repository root:\n  " + "\n  ".join(stale)
 
 

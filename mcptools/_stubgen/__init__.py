@@ -4,7 +4,24 @@
 ``stubgen_main`` is the ``mcptools stubgen`` command.
 """
 
-from mcptools._stubgen._command import StubgenError, fetch_tools, load_tools, stubgen_main, tools_from_json
+from mcptools._stubgen._command import (
+    StubgenError,
+    add_stubgen_arguments,
+    fetch_tools,
+    load_tools,
+    run_stubgen,
+    stubgen_main,
+    tools_from_json,
+)
 from mcptools._stubgen._render import generate_stubs
 
-__all__ = ["StubgenError", "fetch_tools", "generate_stubs", "load_tools", "stubgen_main", "tools_from_json"]
+__all__ = [
+    "StubgenError",
+    "add_stubgen_arguments",
+    "fetch_tools",
+    "generate_stubs",
+    "load_tools",
+    "run_stubgen",
+    "stubgen_main",
+    "tools_from_json",
+]

@@ -16,7 +16,15 @@ from typing import Any, final
 
 from mcptools._stubgen._render import generate_stubs
 
-__all__ = ["StubgenError", "fetch_tools", "load_tools", "stubgen_main", "tools_from_json"]
+__all__ = [
+    "StubgenError",
+    "add_stubgen_arguments",
+    "fetch_tools",
+    "load_tools",
+    "run_stubgen",
+    "stubgen_main",
+    "tools_from_json",
+]
 
 CURRENT_REVISION = "2026-07-28"
 LEGACY_REVISION = "2025-11-25"
@@ -120,9 +128,7 @@ def _list_pages(client: _HttpClient, meta: dict[str, Any] | None, headers: Mappi
         result = response.get("result") if isinstance(response, Mapping) else None
         if not isinstance(result, Mapping) or not isinstance(result.get("tools"), list):
             error = response.get("error") if isinstance(response, Mapping) else None
-            raise StubgenError(
-                f"tools/list failed: {json.dumps(error) if error else 'no tools in the answer'}"
-            )
+            raise StubgenError(f"tools/list failed: {json.dumps(error) if error else 'no tools in the answer'}")
         tools.extend(result["tools"])
         cursor = result.get("nextCursor")
         if cursor is None:
@@ -146,9 +152,7 @@ def fetch_tools(url: str, headers: Mapping[str, str] | None = None, timeout: flo
     response, response_headers = client.request("initialize", initialize, {})
     result = response.get("result") if isinstance(response, Mapping) else None
     if not isinstance(result, Mapping):
-        raise StubgenError(
-            f"{url} refused tools/list ({first_failure}) and initialize ({json.dumps(response)})"
-        )
+        raise StubgenError(f"{url} refused tools/list ({first_failure}) and initialize ({json.dumps(response)})")
     session_headers = {"MCP-Protocol-Version": str(result.get("protocolVersion", LEGACY_REVISION))}
     session_id = response_headers.get("Mcp-Session-Id") if response_headers is not None else None
     if session_id:
@@ -176,11 +180,8 @@ def load_tools(target: str | None, url: str | None, headers: Mapping[str, str]) 
     return load_registry(target).list_tools()
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="mcptools stubgen",
-        description="Write a typed Python module (TypedDicts and typed clients) for a set of MCP tools.",
-    )
+def add_stubgen_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``mcptools stubgen``, for a parser of its own or a subcommand of ``mcptools``."""
     parser.add_argument(
         "target",
         metavar="TARGET",
@@ -191,36 +192,48 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE", help="with --url")
     parser.add_argument("-o", "--output", metavar="FILE", help="where to write the module (default: stdout)")
     parser.add_argument("--check", action="store_true", help="exit 1 if FILE differs from the generated text")
-    return parser
+    parser.add_argument(
+        "--line-length",
+        type=int,
+        default=88,
+        metavar="N",
+        help="lay the module out as ruff format / black would at this line length (default: 88)",
+    )
 
 
-def stubgen_main(argv: list[str]) -> int:
-    """``mcptools stubgen TARGET [-o FILE] [--check]`` or ``mcptools stubgen --url URL ...``."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+def _usage_error(message: str) -> int:
+    sys.stderr.write(f"mcptools stubgen: {message}\n")
+    return 2
+
+
+def run_stubgen(args: argparse.Namespace) -> int:
+    """Run the command on parsed arguments: 0 written (or fresh), 1 stale with --check, 2 an error.
+
+    A registry that cannot be loaded raises the loader's own errors (``TargetError``, ``ToolDefinitionError``)
+    for ``mcptools``' main to report as it does for every command.
+    """
     if (args.target is None) == (args.url is None):
-        parser.error("give either TARGET or --url URL")
+        return _usage_error("give either TARGET or --url URL")
     if args.check and args.output is None:
-        parser.error("--check needs -o FILE")
+        return _usage_error("--check needs -o FILE")
     headers: dict[str, str] = {}
     for header in args.header:
         name, colon, value = header.partition(":")
         if not colon or not name.strip():
-            parser.error(f"--header {header!r}: write it as NAME:VALUE")
+            return _usage_error(f"--header {header!r}: write it as NAME:VALUE")
         headers[name.strip()] = value.strip()
     try:
         tools = load_tools(args.target, args.url, headers)
-        text = generate_stubs(tools, source=args.url or args.target)
+        text = generate_stubs(tools, source=args.url or args.target, line_length=args.line_length)
     except (StubgenError, ValueError) as exc:
-        sys.stderr.write(f"mcptools stubgen: {exc}\n")
-        return 2
+        return _usage_error(str(exc))
     if args.output is None:
         sys.stdout.write(text)
         return 0
     if args.check:
         try:
             with open(args.output, encoding="utf-8", newline="") as file:
-                current = file.read()
+                current: str | None = file.read()
         except OSError:
             current = None
         if current != text:
@@ -230,3 +243,20 @@ def stubgen_main(argv: list[str]) -> int:
     with open(args.output, "w", encoding="utf-8", newline="\n") as file:
         file.write(text)
     return 0
+
+
+def stubgen_main(argv: list[str]) -> int:
+    """``mcptools stubgen TARGET [-o FILE] [--check]`` or ``mcptools stubgen --url URL ...``, standalone."""
+    parser = argparse.ArgumentParser(
+        prog="mcptools stubgen",
+        description="Write a typed Python module (TypedDicts and typed clients) for a set of MCP tools.",
+    )
+    add_stubgen_arguments(parser)
+    args = parser.parse_args(argv)
+    from mcptools._cli import TargetError
+    from mcptools._errors import ToolDefinitionError
+
+    try:
+        return run_stubgen(args)
+    except (TargetError, ToolDefinitionError) as exc:
+        return _usage_error(f"{type(exc).__name__}: {exc}")

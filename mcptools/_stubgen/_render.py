@@ -8,7 +8,7 @@ the schemas' own order).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, final
+from typing import Any, TypeAlias, final
 
 from mcptools._errors import SchemaError
 from mcptools._stubgen._text import (
@@ -21,7 +21,6 @@ from mcptools._stubgen._text import (
 )
 from mcptools._stubgen._translate import AliasDef, ClassDef, RootType, SchemaTranslator, json_text
 from mcptools._stubgen._types import (
-    LINE_LENGTH,
     Lit,
     Name,
     PyType,
@@ -32,7 +31,10 @@ from mcptools._stubgen._types import (
     render,
 )
 
-__all__ = ["generate_stubs"]
+__all__ = ["MIN_LINE_LENGTH", "generate_stubs"]
+
+# The fixed parts of a module (the preamble, the client classes) fit in this width, so any wider one works.
+MIN_LINE_LENGTH = 79
 
 _FIXED_NAMES = (
     "AsyncToolSession",
@@ -70,19 +72,24 @@ _R_co = TypeVar("_R_co", covariant=True)
 
 
 class ToolSession(Protocol[_R_co]):
-    """Anything that calls a tool by name and returns its result, such as a client session."""
+    """Anything that calls a tool by name and returns its result."""
 
     def call_tool(self, name: str, arguments: dict[str, Any], /) -> _R_co: ...
 
 
 class AsyncToolSession(Protocol[_R_co]):
-    """A session whose ``call_tool`` is a coroutine, such as the ``mcp`` SDK's ``ClientSession``."""
+    """A session whose ``call_tool`` is a coroutine (``mcp.ClientSession``)."""
 
-    def call_tool(self, name: str, arguments: dict[str, Any], /) -> Awaitable[_R_co]: ...
+    def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        /,
+    ) -> Awaitable[_R_co]: ...
 
 
 class ToolCallError(Exception):
-    """A tool answered with an error, or without the structured content its outputSchema promises."""
+    """An error result, or one without the structured content promised."""
 
     def __init__(self, message: str, result: object) -> None:
         super().__init__(message)
@@ -94,7 +101,7 @@ def _as_arguments(arguments: Mapping[str, object]) -> dict[str, Any]:
 
 
 def _field(value: object, key: str) -> object:
-    """``value[key]`` for a mapping, ``value.key`` for an object (such as a pydantic model), else None."""
+    """``value[key]`` for a mapping, else the attribute (pydantic models)."""
     if isinstance(value, Mapping):
         return value.get(key)
     return getattr(value, key, None)
@@ -104,15 +111,17 @@ def _error_text(result: object) -> str:
     content = _field(result, "content")
     if not isinstance(content, list):
         return "the tool reported an error"
-    texts = [text for block in content if isinstance(text := _field(block, "text"), str)]
-    return "\\n".join(texts) or "the tool reported an error"
+    texts = [_field(block, "text") for block in content]
+    joined = "\\n".join(text for text in texts if isinstance(text, str))
+    return joined or "the tool reported an error"
 
 
 def _structured_content(result: object) -> object:
-    """The structured content of a tools/call result, or a JSON-RPC response carrying one."""
+    """The structured content of a result (or of a JSON-RPC response)."""
     if isinstance(result, Mapping) and "jsonrpc" in result:
         if "error" in result:
-            raise ToolCallError(str(_field(result["error"], "message")), result)
+            message = str(_field(result["error"], "message"))
+            raise ToolCallError(message, result)
         result = result.get("result")
     if _field(result, "isError"):
         raise ToolCallError(_error_text(result), result)
@@ -145,9 +154,9 @@ class _Tool:
         self.result = result
 
 
-def _docstring(text: str, indent: str) -> list[str]:
+def _docstring(text: str, indent: str, width: int) -> list[str]:
     """A docstring at ``indent``: one line when it fits, else the closing quotes on their own line."""
-    lines = escaped_lines(text, LINE_LENGTH - len(indent) - 4)
+    lines = escaped_lines(text, width - len(indent) - 4)
     if not lines:
         return []
     # A quote next to the opening or closing quotes is escaped: formatters would otherwise add a space.
@@ -158,14 +167,14 @@ def _docstring(text: str, indent: str) -> list[str]:
     if lines[0].startswith('"'):
         lines[0] = "\\" + lines[0]
     single = f'{indent}"""{single_line}"""'
-    if len(lines) == 1 and len(single) <= LINE_LENGTH:
+    if len(lines) == 1 and len(single) <= width:
         return [single]
     body = [f'{indent}"""{lines[0]}', *[(indent + line) if line else "" for line in lines[1:]]]
     return [*body, f'{indent}"""']
 
 
-def _comment(text: str, indent: str) -> list[str]:
-    return [f"{indent}# {line}".rstrip() for line in escaped_lines(text, LINE_LENGTH - len(indent) - 2)]
+def _comment(text: str, indent: str, width: int) -> list[str]:
+    return [f"{indent}# {line}".rstrip() for line in escaped_lines(text, width - len(indent) - 2)]
 
 
 def _names_in(node: PyType, found: set[str]) -> None:
@@ -196,38 +205,39 @@ def _wrap_required(node: PyType | str, required: bool) -> PyType | str:
     return Sub("NotRequired", (node,))
 
 
-def _class_lines(definition: ClassDef, defined: set[str]) -> list[str]:
+def _class_lines(definition: ClassDef, defined: set[str], width: int) -> list[str]:
     if all(is_plain_identifier(item.key) for item in definition.fields):
-        lines = [f"class {definition.name}(TypedDict):"]
-        doc = _docstring(definition.doc, "    ")
+        header = f"class {definition.name}(TypedDict):"
+        lines = [header] if len(header) <= width else [f"class {definition.name}(", "    TypedDict", "):"]
+        doc = _docstring(definition.doc, "    ", width)
         lines.extend(doc)
         if doc and definition.fields:
             lines.append("")
         for item in definition.fields:
             annotation = _wrap_required(_forward(item.type, defined), item.required)
-            lines.extend(layout(annotation, "    ", f"{item.key}: ", ""))
-            lines.extend(_docstring(item.doc, "    "))
+            lines.extend(layout(annotation, "    ", f"{item.key}: ", "", width))
+            lines.extend(_docstring(item.doc, "    ", width))
         if not doc and not definition.fields:
             lines.append("    pass")
         return lines
-    lines = _comment(definition.doc, "")
+    lines = _comment(definition.doc, "", width)
     lines.extend([f"{definition.name} = TypedDict(", f"    {py_string(definition.name)},", "    {"])
     for item in definition.fields:
-        lines.extend(_comment(item.doc, "        "))
+        lines.extend(_comment(item.doc, "        ", width))
         value = _wrap_required(_forward(item.type, defined), item.required)
-        lines.extend(layout(value, "        ", f"{py_string(item.key)}: ", ","))
+        lines.extend(layout(value, "        ", f"{py_string(item.key)}: ", ",", width))
     lines.extend(["    },", ")"])
     return lines
 
 
-def _alias_lines(definition: AliasDef, defined: set[str]) -> list[str]:
-    lines = layout(_forward(definition.type, defined), "", f"{definition.name}: TypeAlias = ", "")
-    return lines + _docstring(definition.doc, "")
+def _alias_lines(definition: AliasDef, defined: set[str], width: int) -> list[str]:
+    lines = layout(_forward(definition.type, defined), "", f"{definition.name}: TypeAlias = ", "", width)
+    return lines + _docstring(definition.doc, "", width)
 
 
-def _call_lines(indent: str, head: str, function: str, arguments: list[str]) -> list[str]:
+def _call_lines(indent: str, head: str, function: str, arguments: list[str], width: int) -> list[str]:
     one_line = f"{indent}{head}{function}({', '.join(arguments)})"
-    if len(one_line) <= LINE_LENGTH:
+    if len(one_line) <= width:
         return [one_line]
     return [
         f"{indent}{head}{function}(",
@@ -236,24 +246,33 @@ def _call_lines(indent: str, head: str, function: str, arguments: list[str]) -> 
     ]
 
 
-def _signature_lines(prefix: str, name: str, parameters: list[str], returns: str) -> list[str]:
-    one_line = f"    {prefix}def {name}({', '.join(parameters)}) -> {returns}:"
-    if len(one_line) <= LINE_LENGTH:
+Parameter: TypeAlias = str | tuple[str, PyType]
+
+
+def _signature_lines(prefix: str, name: str, parameters: list[Parameter], returns: str, width: int) -> list[str]:
+    """A method signature; when too long, one parameter a line with a trailing comma (kept by formatters)."""
+    flat = [item if isinstance(item, str) else f"{item[0]}: {render(item[1])}" for item in parameters]
+    one_line = f"    {prefix}def {name}({', '.join(flat)}) -> {returns}:"
+    if len(one_line) <= width:
         return [one_line]
-    return [
-        f"    {prefix}def {name}(",
-        *[f"        {parameter}," for parameter in parameters],
-        f"    ) -> {returns}:",
-    ]
+    lines = [f"    {prefix}def {name}("]
+    for item in parameters:
+        if isinstance(item, str):
+            lines.append(f"        {item},")
+        else:
+            lines.extend(layout(item[1], "        ", f"{item[0]}: ", ",", width))
+    lines.append(f"    ) -> {returns}:")
+    return lines
 
 
-def _parameters(tool: _Tool) -> list[str]:
+def _parameters(tool: _Tool) -> list[Parameter]:
     form = tool.arguments.form
+    named = Name(tool.arguments.name, generated=True)
     if form == "typed":
-        return ["self", f"**arguments: Unpack[{tool.arguments.name}]"]
+        return ["self", ("**arguments", Sub("Unpack", (named,)))]
     if form == "mapping":
-        return ["self", f"**arguments: {render(tool.arguments.value_type)}"]
-    return ["self", f"arguments: {tool.arguments.name}", "/"]
+        return ["self", ("**arguments", tool.arguments.value_type)]
+    return ["self", ("arguments", named), "/"]
 
 
 def _method_doc(tool: _Tool, classes: Mapping[str, ClassDef]) -> str:
@@ -275,42 +294,43 @@ def _method_doc(tool: _Tool, classes: Mapping[str, ClassDef]) -> str:
         parts.append("Args:\n" + "\n".join(entries))
     if tool.result is not None:
         parts.append(
-            f"Returns:\n    The structured content, a {tool.result.name}.\n"
-            "    Raises ToolCallError on an error result."
+            f"Returns:\n    The structured content, a {tool.result.name}.\n    Raises ToolCallError on an error result."
         )
     if isinstance(tool.annotations, Mapping) and tool.annotations:
         parts.append(f"Annotations: {json_text(tool.annotations)}")
     return "\n\n".join(parts)
 
 
-def _protocol_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], *, asynchronous: bool) -> list[str]:
+def _protocol_lines(
+    tools: list[_Tool], classes: Mapping[str, ClassDef], width: int, *, asynchronous: bool
+) -> list[str]:
     name = "AsyncTools" if asynchronous else "Tools"
     kind = "coroutine methods" if asynchronous else "methods"
     lines = [
         f"class {name}(Protocol[_R_co]):",
-        f'    """The tools as {kind}: what a typed client, or a test double, provides."""',
+        f'    """The tools as {kind}: a typed client, or a test double."""',
     ]
     prefix = "async " if asynchronous else ""
     for tool in tools:
         returns = tool.result.name if tool.result is not None else "_R_co"
         lines.append("")
-        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool), returns))
-        lines.extend(_docstring(_method_doc(tool, classes), "        ") or ["        ..."])
+        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool), returns, width))
+        lines.extend(_docstring(_method_doc(tool, classes), "        ", width) or ["        ..."])
     return lines
 
 
-def _client_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], *, asynchronous: bool) -> list[str]:
+def _client_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], width: int, *, asynchronous: bool) -> list[str]:
     name = "AsyncTypedClient" if asynchronous else "TypedClient"
     session = "AsyncToolSession" if asynchronous else "ToolSession"
     prefix = "async " if asynchronous else ""
     awaiting = "await " if asynchronous else ""
     lines = [
         f"class {name}(Generic[_R]):",
-        f'    """Typed {"coroutine " if asynchronous else ""}methods over a session: '
-        f"``{name}(session).tool_name(arg=...)``.",
+        f'    """Typed {"coroutine " if asynchronous else ""}methods over a session.',
         "",
-        "    A tool with an outputSchema returns its structured content (ToolCallError on an error result);",
-        "    any other tool returns the session's result as it is.",
+        f"    ``{name}(session).tool_name(arg=...)``: a tool with an",
+        "    outputSchema returns its structured content (ToolCallError on an error",
+        "    result), any other tool the session's result as it is.",
         '    """',
         "",
         '    __slots__ = ("_session",)',
@@ -318,23 +338,24 @@ def _client_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], *, asynch
         f"    def __init__(self, session: {session}[_R]) -> None:",
         "        self._session = session",
         "",
-        f"    {prefix}def call_tool(self, name: str, arguments: Mapping[str, object]) -> _R:",
-        '        """Any tool by name, untyped: for arguments the stubs do not describe."""',
-        f"        return {awaiting}self._session.call_tool(name, _as_arguments(arguments))",
+        *_signature_lines(prefix, "call_tool", ["self", "name: str", "arguments: Mapping[str, object]"], "_R", width),
+        '        """Any tool by name, untyped, for arguments no stub describes."""',
+        "        arguments_dict = _as_arguments(arguments)",
+        f"        return {awaiting}self._session.call_tool(name, arguments_dict)",
     ]
     for tool in tools:
         returns = tool.result.name if tool.result is not None else "_R"
         lines.append("")
-        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool), returns))
-        lines.extend(_docstring(_method_doc(tool, classes), "        "))
+        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool), returns, width))
+        lines.extend(_docstring(_method_doc(tool, classes), "        ", width))
         call_arguments = [py_string(tool.name), "_as_arguments(arguments)"]
         if tool.result is None:
             lines.extend(
-                _call_lines("        ", f"return {awaiting}", "self._session.call_tool", call_arguments)
+                _call_lines("        ", f"return {awaiting}", "self._session.call_tool", call_arguments, width)
             )
         else:
             lines.extend(
-                _call_lines("        ", f"result = {awaiting}", "self._session.call_tool", call_arguments)
+                _call_lines("        ", f"result = {awaiting}", "self._session.call_tool", call_arguments, width)
             )
             lines.extend(
                 _call_lines(
@@ -342,6 +363,7 @@ def _client_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], *, asynch
                     "return ",
                     "cast",
                     [py_string(tool.result.name), "_structured_content(result)"],
+                    width,
                 )
             )
     return lines
@@ -359,9 +381,7 @@ def _checked_tools(tools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]
 
 
 def _import_lines(used: set[str]) -> list[str]:
-    typing_names = sorted(
-        {"Any", "Generic", "Protocol", "TypeVar"} | (used & {"Literal", "TypeAlias", "cast"})
-    )
+    typing_names = sorted({"Any", "Generic", "Protocol", "TypeVar"} | (used & {"Literal", "TypeAlias", "cast"}))
     extension_names = sorted(used & {"Never", "NotRequired", "TypedDict", "Unpack"})
     lines = [
         "from collections.abc import Awaitable, Mapping",
@@ -372,35 +392,34 @@ def _import_lines(used: set[str]) -> list[str]:
     return lines
 
 
-def generate_stubs(tools: Sequence[Mapping[str, Any]], *, source: str) -> str:
+def generate_stubs(tools: Sequence[Mapping[str, Any]], *, source: str, line_length: int = 88) -> str:
     """The text of a typed Python module for ``tools`` (the ``tools`` array of a tools/list result).
 
-    ``source`` names where the tools came from, for the module docstring. Same input, same bytes.
+    ``source`` names where the tools came from, for the module docstring. The text is laid out as
+    ``ruff format`` (or black) would lay it out at ``line_length`` (at least 79). Same input, same bytes.
     """
+    if line_length < MIN_LINE_LENGTH:
+        raise ValueError(f"line_length must be at least {MIN_LINE_LENGTH}, not {line_length}")
     classes = NameAllocator(_RESERVED)
     methods = NameAllocator(frozenset({"call_tool"}), separator="_")
     translator = SchemaTranslator(classes)
     ordered = _checked_tools(tools)
     # Tools whose names are already method names keep them; sanitised names come second.
     plain = {
-        tool["name"]: methods.allocate(tool["name"])
-        for tool in ordered
-        if method_name(tool["name"]) == tool["name"]
+        tool["name"]: methods.allocate(tool["name"]) for tool in ordered if method_name(tool["name"]) == tool["name"]
     }
     facade: list[_Tool] = []
     for raw in ordered:
         base = pascal_case(raw["name"], "Tool")
         method = plain.get(raw["name"]) or methods.allocate(method_name(raw["name"]))
-        arguments = translator.root(
-            raw.get("inputSchema", {"type": "object"}), base + "Arguments", arguments=True
-        )
+        arguments = translator.root(raw.get("inputSchema", {"type": "object"}), base + "Arguments", arguments=True)
         output = raw.get("outputSchema")
         result = translator.root(output, base + "Result", arguments=False) if output is not None else None
         facade.append(_Tool(raw, method, arguments, result))
-    return _module_text(facade, translator, source)
+    return _module_text(facade, translator, source, line_length)
 
 
-def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str) -> str:
+def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str, width: int) -> str:
     used: set[str] = set()
     class_defs = {item.name: item for item in translator.definitions if isinstance(item, ClassDef)}
     blocks: list[list[str]] = []
@@ -412,11 +431,11 @@ def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str)
                 _names_in(item.type, used)
                 if not item.required:
                     used.add("NotRequired")
-            blocks.append(_class_lines(definition, defined))
+            blocks.append(_class_lines(definition, defined, width))
         else:
             used.add("TypeAlias")
             _names_in(definition.type, used)
-            blocks.append(_alias_lines(definition, defined))
+            blocks.append(_alias_lines(definition, defined, width))
         defined.add(definition.name)
     for tool in facade:
         if tool.arguments.form == "typed":
@@ -427,7 +446,7 @@ def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str)
             used.add("cast")
     public = sorted({*_FIXED_NAMES, *(item.name for item in translator.definitions)})
     header = [
-        *_docstring(_module_doc(source, facade), ""),
+        *_docstring(_module_doc(source, facade), "", width),
         "",
         *_import_lines(used),
         "",
@@ -436,10 +455,10 @@ def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str)
         "]",
     ]
     blocks.insert(0, _PREAMBLE.strip("\n").split("\n"))
-    blocks.append(_protocol_lines(facade, class_defs, asynchronous=False))
-    blocks.append(_protocol_lines(facade, class_defs, asynchronous=True))
-    blocks.append(_client_lines(facade, class_defs, asynchronous=False))
-    blocks.append(_client_lines(facade, class_defs, asynchronous=True))
+    blocks.append(_protocol_lines(facade, class_defs, width, asynchronous=False))
+    blocks.append(_protocol_lines(facade, class_defs, width, asynchronous=True))
+    blocks.append(_client_lines(facade, class_defs, width, asynchronous=False))
+    blocks.append(_client_lines(facade, class_defs, width, asynchronous=True))
     text = "\n".join(header) + "\n"
     for block in blocks:
         text += "\n\n" + "\n".join(block) + "\n"

@@ -133,9 +133,7 @@ def pascal_case(text: str, fallback: str) -> str:
 
 def method_name(tool_name: str) -> str:
     """A method name for a tool: the name itself when it is a plain identifier, else a sanitised one."""
-    cleaned = "".join(
-        char if char.isascii() and (char.isalnum() or char == "_") else "_" for char in tool_name
-    )
+    cleaned = "".join(char if char.isascii() and (char.isalnum() or char == "_") else "_" for char in tool_name)
     if not cleaned or cleaned[0].isdigit() or cleaned[0] == "_":
         cleaned = "tool_" + cleaned
     if keyword.iskeyword(cleaned):

@@ -328,9 +328,7 @@ class SchemaTranslator:
             result = union([result, Name("None")])
         return result, notes + _notes(schema, frozenset(skip))
 
-    def _literal(
-        self, values: list[Any], schema: Mapping[str, Any], keyword: str
-    ) -> tuple[PyType, list[str]]:
+    def _literal(self, values: list[Any], schema: Mapping[str, Any], keyword: str) -> tuple[PyType, list[str]]:
         declared = _declared_types(schema)
         if declared is not None:
             values = [value for value in values if any(is_json_type(value, name) for name in declared)]
@@ -380,11 +378,7 @@ class SchemaTranslator:
                 types: list[PyType] = []
                 notes: list[str] = []
                 for index, member in enumerate(members):
-                    merged = (
-                        self._merge_objects([siblings, member])
-                        if self._mergeable(siblings, member)
-                        else member
-                    )
+                    merged = self._merge_objects([siblings, member]) if self._mergeable(siblings, member) else member
                     member_type, member_notes = self.translate(merged, document, f"{hint}Option{index + 1}")
                     types.append(member_type)
                     notes.extend(_prefixed(f"{keyword}[{index}]", member_notes))
@@ -444,9 +438,7 @@ class SchemaTranslator:
             resolved.append(target)
         else:
             if any("properties" in part for part in resolved):
-                merged_type, merged_notes = self.translate(
-                    self._merge_objects(resolved), document, hint, claim=claim
-                )
+                merged_type, merged_notes = self.translate(self._merge_objects(resolved), document, hint, claim=claim)
                 return merged_type, merged_notes, set()
         typed = [member for member in members if _has_type_info(member)]
         if not typed:
@@ -510,9 +502,7 @@ class SchemaTranslator:
             notes.extend(_prefixed("additionalProperties", value_notes))
         return Sub("dict", (Name("str"), union(values) if values else _NEVER)), notes
 
-    def _object(
-        self, schema: Mapping[str, Any], document: _Document, hint: str, *, claim: str | None
-    ) -> PyType:
+    def _object(self, schema: Mapping[str, Any], document: _Document, hint: str, *, claim: str | None) -> PyType:
         """A TypedDict for an object with properties; its notes go into its own docstring."""
         name = claim if claim is not None else self._names.allocate(hint)
         named = Name(name, generated=True)
@@ -520,9 +510,7 @@ class SchemaTranslator:
         properties = schema.get("properties")
         properties = properties if isinstance(properties, Mapping) else {}
         raw_required = schema.get("required")
-        required = (
-            [key for key in raw_required if isinstance(key, str)] if isinstance(raw_required, list) else []
-        )
+        required = [key for key in raw_required if isinstance(key, str)] if isinstance(raw_required, list) else []
         fields: list[FieldDef] = []
         for key, subschema in properties.items():
             field_type, field_notes = self.translate(subschema, document, name + pascal_case(key, "Field"))
@@ -535,16 +523,12 @@ class SchemaTranslator:
         if "additionalProperties" in schema and extra is not False:
             notes.append(f"additionalProperties: {json_text(extra)} (other keys are not typed)")
         if "patternProperties" in schema:
-            notes.append(
-                f"patternProperties: {json_text(schema['patternProperties'])} (other keys are not typed)"
-            )
+            notes.append(f"patternProperties: {json_text(schema['patternProperties'])} (other keys are not typed)")
         description = schema.get("description") or schema.get("title")
         self.definitions.append(ClassDef(name, _doc(description, notes), fields))
         return named
 
-    def _array(
-        self, schema: Mapping[str, Any], document: _Document, hint: str
-    ) -> tuple[PyType, list[str], set[str]]:
+    def _array(self, schema: Mapping[str, Any], document: _Document, hint: str) -> tuple[PyType, list[str], set[str]]:
         """``list[T]``, or ``tuple[A, B]`` when the items are positional and the length is fixed."""
         prefix = schema.get("prefixItems")
         rest = schema.get("items")
@@ -566,9 +550,7 @@ class SchemaTranslator:
         closed = rest is False or (isinstance(max_items, int) and max_items <= len(prefix))
         if closed:
             # A shorter array is still allowed when minItems is below the length: that stays a note.
-            exact = (
-                {"maxItems", "minItems"} if isinstance(min_items, int) and min_items >= len(prefix) else set()
-            )
+            exact = {"maxItems", "minItems"} if isinstance(min_items, int) and min_items >= len(prefix) else set()
             if not item_types:
                 return Name("tuple[()]"), notes, exact
             return Sub("tuple", tuple(item_types)), notes, exact

@@ -13,7 +13,6 @@ from typing import TypeAlias, final
 from mcptools._stubgen._text import py_string
 
 __all__ = [
-    "LINE_LENGTH",
     "Lit",
     "LiteralValue",
     "Name",
@@ -27,7 +26,6 @@ __all__ = [
     "union",
 ]
 
-LINE_LENGTH = 110
 _INDENT = "    "
 
 LiteralValue: TypeAlias = str | int | bool
@@ -156,13 +154,13 @@ def _items(node: Lit | Sub) -> tuple[str, list[PyType | str]]:
     return node.origin, list(node.args)
 
 
-def _layout_item(item: PyType | str, indent: str, head: str, tail: str) -> list[str]:
+def _layout_item(item: PyType | str, indent: str, head: str, tail: str, width: int) -> list[str]:
     if isinstance(item, str):
         return [indent + head + item + tail]
-    return layout(item, indent, head, tail)
+    return layout(item, indent, head, tail, width)
 
 
-def layout(node: PyType | str, indent: str, head: str, tail: str) -> list[str]:
+def layout(node: PyType | str, indent: str, head: str, tail: str, width: int) -> list[str]:
     """Lines for ``indent + head + node + tail``, split like ``ruff format`` when one line is too long.
 
     A subscript opens its bracket and puts its arguments on their own lines (with a trailing comma when there
@@ -171,28 +169,28 @@ def layout(node: PyType | str, indent: str, head: str, tail: str) -> list[str]:
     """
     flat = node if isinstance(node, str) else render(node)
     one_line = indent + head + flat + tail
-    if len(one_line) <= LINE_LENGTH or isinstance(node, (str, Name)):
+    if len(one_line) <= width or isinstance(node, (str, Name)):
         return [one_line]
     inner = indent + _INDENT
     if isinstance(node, UnionOf):
         if head:
-            return [indent + head + "(", *_union_lines(node, inner), indent + ")" + tail]
-        lines = _union_lines(node, indent)
+            return [indent + head + "(", *_union_lines(node, inner, width), indent + ")" + tail]
+        lines = _union_lines(node, indent, width)
         lines[-1] += tail
         return lines
     origin, args = _items(node)
     lines = [indent + head + origin + "["]
     if len(args) == 1:
-        lines.extend(_layout_item(args[0], inner, "", ""))
+        lines.extend(_layout_item(args[0], inner, "", "", width))
     else:
         for arg in args:
-            lines.extend(_layout_item(arg, inner, "", ","))
+            lines.extend(_layout_item(arg, inner, "", ",", width))
     lines.append(indent + "]" + tail)
     return lines
 
 
-def _union_lines(node: UnionOf, indent: str) -> list[str]:
+def _union_lines(node: UnionOf, indent: str, width: int) -> list[str]:
     lines: list[str] = []
     for index, member in enumerate(node.members):
-        lines.extend(layout(member, indent, "" if index == 0 else "| ", ""))
+        lines.extend(layout(member, indent, "" if index == 0 else "| ", "", width))
     return lines
