@@ -22,11 +22,11 @@ from ._schema.model import (
     ObjectNode,
     TupleNode,
     UnionNode,
+    find_tag,
     may_convert,
     to_json,
     unwrap,
 )
-from ._schema.unions import find_tag
 
 __all__ = ["Converter", "build_arguments_converter", "build_converter", "build_serializer"]
 

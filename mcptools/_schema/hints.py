@@ -36,9 +36,9 @@ from .model import (
     TupleNode,
     UnionNode,
     json_kind,
+    union_problem,
 )
 from .param import Param, param_problem
-from .unions import union_problem
 
 __all__ = ["HintError", "HintReader", "strip_qualifiers", "type_text"]
 
