@@ -58,9 +58,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="HOST",
         help="a Host/Origin name to accept besides localhost (repeatable; '*' turns the check off)",
     )
-    parser.add_argument(
-        "--stateless", action="store_true", help="refuse 2025 sessions (implied by --workers > 1)"
-    )
+    parser.add_argument("--stateless", action="store_true", help="refuse 2025 sessions (implied by --workers > 1)")
 
 
 def _allowed_hosts(extra: list[str] | None) -> list[str]:
@@ -123,9 +121,7 @@ def serve_main(argv: list[str]) -> int:
 def run_serve(args: argparse.Namespace, load: Any, errors: tuple[type[BaseException], ...]) -> int:
     """Serve per parsed ``args``: the CLI's subcommand calls this after its own parsing."""
     if not logging.getLogger().handlers:
-        logging.basicConfig(
-            level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
-        )
+        logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     try:
         registry = load(args.target)
     except errors as exc:

@@ -17,20 +17,18 @@ Every request first passes the DNS-rebinding guard: ``Host`` and ``Origin`` must
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any, Final, final
-from urllib.parse import urlsplit
 
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_response
 from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for
 from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED
 from .._protocol.session import Session
+from .http_rules import DEFAULT_ALLOWED_HOSTS, decode_param_header, header_text, hostname, origin_hostname
 from .streams import EventStream, parse_event_id, sse_event
 
 if TYPE_CHECKING:
@@ -45,70 +43,15 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 ASGISend = Callable[[Message], Awaitable[None]]
 
-DEFAULT_ALLOWED_HOSTS: Final = ("localhost", "127.0.0.1", "[::1]")
 _DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
 _NAMED_METHODS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-_BASE64_WRAPPER: Final = ("=?base64?", "?=")
 
 
 class _Reject(Exception):
-    def __init__(
-        self, status: int, code: int, message: str, request_id: Any = None, data: Any = None
-    ) -> None:
+    def __init__(self, status: int, code: int, message: str, request_id: Any = None, data: Any = None) -> None:
         super().__init__(message)
         self.status = status
         self.body = error_response(request_id, code, message, data)
-
-
-def _hostname(value: str) -> str | None:
-    """The host part of a ``Host`` header (``[::1]:8000`` -> ``[::1]``), lower-cased; ``None`` if
-    malformed."""
-    value = value.strip().lower()
-    if not value:
-        return None
-    if value.startswith("["):
-        end = value.find("]")
-        if end == -1:
-            return None
-        rest = value[end + 1 :]
-        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
-            return None
-        return value[: end + 1]
-    host, _, port = value.partition(":")
-    if port and not port.isdigit():
-        return None
-    return host or None
-
-
-def _origin_hostname(origin: str) -> str | None:
-    try:
-        parts = urlsplit(origin.strip())
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return None
-    return _hostname(parts.netloc)
-
-
-def _header_text(value: object) -> str:
-    """A header argument as the client would have written it: JSON spelling for numbers and booleans."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value)
-
-
-def _decode_param_header(value: str) -> str | None:
-    """An ``Mcp-Param-*`` value: ``=?base64?...?=`` is decoded (strictly), anything else is literal text."""
-    prefix, suffix = _BASE64_WRAPPER
-    if value.startswith(prefix) and value.endswith(suffix) and len(value) >= len(prefix) + len(suffix):
-        encoded = value[len(prefix) : -len(suffix)]
-        if len(encoded) % 4:
-            return None
-        try:
-            return base64.b64decode(encoded, validate=True).decode("utf-8")
-        except (binascii.Error, ValueError):
-            return None
-    return value
 
 
 @final
@@ -163,7 +106,7 @@ class StreamableHTTPApp:
         # ``*`` switches the guard off, for servers behind a proxy that checks hosts itself.
         self.allowed_hosts = frozenset(h.lower() for h in hosts)
         self.allowed_origins = frozenset(
-            (_origin_hostname(o) or o.lower()) if "://" in o else o.lower()
+            (origin_hostname(o) or o.lower()) if "://" in o else o.lower()
             for o in (allowed_origins if allowed_origins is not None else hosts)
         )
         self.max_body_bytes = max_body_bytes
@@ -219,22 +162,20 @@ class StreamableHTTPApp:
         if "*" in self.allowed_hosts:
             return
         host = headers.get("host")
-        if host is None or _hostname(host) not in self.allowed_hosts:
+        if host is None or hostname(host) not in self.allowed_hosts:
             raise _Reject(403, INVALID_REQUEST, "Forbidden: Host header is not allowed")
         origin = headers.get("origin")
         if (
             origin is not None
             and "*" not in self.allowed_origins
-            and _origin_hostname(origin) not in self.allowed_origins
+            and origin_hostname(origin) not in self.allowed_origins
         ):
             raise _Reject(403, INVALID_REQUEST, "Forbidden: Origin header is not allowed")
 
     async def _read_body(self, headers: _Headers, receive: Receive) -> bytes:
         declared = headers.get("content-length")
         if declared is not None and declared.strip().isdigit() and int(declared) > self.max_body_bytes:
-            raise _Reject(
-                413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes"
-            )
+            raise _Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes")
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -244,9 +185,7 @@ class StreamableHTTPApp:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise _Reject(
-                    413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes"
-                )
+                raise _Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes")
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
@@ -284,9 +223,7 @@ class StreamableHTTPApp:
         sse_ok = "text/event-stream" in accept or "*/*" in accept
         json_ok = "application/json" in accept or "*/*" in accept or "application/*" in accept
         if not (sse_ok or json_ok):
-            raise _Reject(
-                406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream"
-            )
+            raise _Reject(406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream")
         body = await self._read_body(headers, receive)
         try:
             message = json.loads(body)
@@ -296,9 +233,7 @@ class StreamableHTTPApp:
             raise _Reject(400, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported")
         kind = classify(message)
         if kind == "invalid":
-            raise _Reject(
-                400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", echo_id(message)
-            )
+            raise _Reject(400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", echo_id(message))
         entry = self._session_for(headers)
         if entry is not None:
             self._check_legacy_version(headers, message)
@@ -307,12 +242,7 @@ class StreamableHTTPApp:
         params = message.get("params") if type(message.get("params")) is dict else {}
         meta = params.get("_meta")
         names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
-        if (
-            kind == "request"
-            and message["method"] == "initialize"
-            and not names_revision
-            and not self.stateless_only
-        ):
+        if kind == "request" and message["method"] == "initialize" and not names_revision and not self.stateless_only:
             self._check_legacy_version(headers, message)
             entry = self._new_session()
             response = await self.engine.handle(message, entry.session, _no_stream)
@@ -336,9 +266,7 @@ class StreamableHTTPApp:
                 echo_id(message),
             )
 
-    def _check_stateless_headers(
-        self, headers: _Headers, message: dict[str, Any], params: dict[str, Any]
-    ) -> None:
+    def _check_stateless_headers(self, headers: _Headers, message: dict[str, Any], params: dict[str, Any]) -> None:
         request_id = message["id"]
         problem = check_request_meta(params)
         if problem is not None:
@@ -346,9 +274,7 @@ class StreamableHTTPApp:
         method = message["method"]
         header_method = headers.get("mcp-method")
         if header_method is None or header_method.strip() != method:
-            raise _Reject(
-                400, HEADER_MISMATCH, "Header mismatch: Mcp-Method must equal the body's method", request_id
-            )
+            raise _Reject(400, HEADER_MISMATCH, "Header mismatch: Mcp-Method must equal the body's method", request_id)
         version = headers.get("mcp-protocol-version")
         if version is None or version.strip() != params["_meta"][META_PROTOCOL_VERSION]:
             raise _Reject(
@@ -369,9 +295,7 @@ class StreamableHTTPApp:
                 )
         if method == "tools/call" and type(params.get("name")) is str:
             arguments = params.get("arguments")
-            self._check_param_headers(
-                headers, params["name"], arguments if type(arguments) is dict else {}, request_id
-            )
+            self._check_param_headers(headers, params["name"], arguments if type(arguments) is dict else {}, request_id)
 
     def _param_headers(self, tool_name: str) -> dict[str, str]:
         """The tool's ``x-mcp-header`` properties, ``{argument: header suffix}``, cached per registered
@@ -399,11 +323,9 @@ class StreamableHTTPApp:
                 continue
             raw = headers.get(f"mcp-param-{suffix.lower()}")
             if raw is None:
-                raise _Reject(
-                    400, HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{suffix} is required", request_id
-                )
-            decoded = _decode_param_header(raw.strip())
-            if decoded is None or decoded != _header_text(arguments[argument]):
+                raise _Reject(400, HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{suffix} is required", request_id)
+            decoded = decode_param_header(raw.strip())
+            if decoded is None or decoded != header_text(arguments[argument]):
                 raise _Reject(
                     400,
                     HEADER_MISMATCH,
@@ -437,7 +359,7 @@ class StreamableHTTPApp:
                 await _send_json(send, http_status_for(response), response)
                 return
             await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-            await _stream_sse(stream, send, receive, final, start=0, ids=False)
+            await _stream_without_ids(stream, send, receive, final)
         except _Disconnected:
             pass
         finally:
@@ -475,9 +397,7 @@ class StreamableHTTPApp:
         if not sse_ok:
             await asyncio.shield(task)
             entry.streams.pop(stream.id, None)
-            await _send_json(
-                send, 200 if final and final[0] is not None else 202, final[0] if final else None
-            )
+            await _send_json(send, 200 if final and final[0] is not None else 202, final[0] if final else None)
             return
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
         if _supports_priming(entry.session.protocol_version):
@@ -601,18 +521,12 @@ async def _send_empty(send: ASGISend, status: int, extra: list[tuple[bytes, byte
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-async def _stream_sse(
-    stream: EventStream, send: ASGISend, receive: Receive, final: list[Any], *, start: int, ids: bool
-) -> None:
+async def _stream_without_ids(stream: EventStream, send: ASGISend, receive: Receive, final: list[Any]) -> None:
+    """A stateless answer as SSE: the notifications, then the response. Nothing to resume, so no ids."""
+
     async def pump() -> None:
-        async for event_id, data in stream.follow(start):
-            await send(
-                {
-                    "type": "http.response.body",
-                    "body": sse_event(event_id if ids else None, data),
-                    "more_body": True,
-                }
-            )
+        async for _event_id, data in stream.follow():
+            await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
         if final and final[0] is not None:
             text = json.dumps(final[0], ensure_ascii=False, separators=(",", ":"))
             await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})

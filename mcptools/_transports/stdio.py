@@ -85,11 +85,7 @@ async def serve_stdio_async(
         except (ValueError, UnicodeDecodeError):
             await write(error_response(None, PARSE_ERROR, "Parse error: the line is not valid JSON"))
             continue
-        if (
-            isinstance(message, dict)
-            and "method" not in message
-            and ("result" in message or "error" in message)
-        ):
+        if isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
             # A client's answer to one of our requests: deliver it now, a waiting tool depends on it.
             await engine.handle(message, session, write)
             continue
