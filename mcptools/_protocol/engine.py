@@ -455,7 +455,10 @@ class Engine:
         tool, arguments, answers = prepared
         name = tool.name
         context: Context | None = None
-        kwargs = tool.convert(arguments) if tool.convert is not None else dict(arguments)
+        try:
+            kwargs = tool.convert(arguments) if tool.convert is not None else dict(arguments)
+        except Exception as exc:
+            return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
         if tool.context_param is not None:
             context = Context(
                 call.request_id,
