@@ -79,7 +79,7 @@ def json_text(value: object) -> str:
 
 
 @final
-@dataclass
+@dataclass(slots=True)
 class FieldDef:
     """One TypedDict key: its type, whether it is required, and its documentation."""
 
@@ -95,7 +95,7 @@ class FieldDef:
 
 
 @final
-@dataclass
+@dataclass(slots=True)
 class ClassDef:
     """A TypedDict the module defines."""
 
@@ -105,7 +105,7 @@ class ClassDef:
 
 
 @final
-@dataclass
+@dataclass(slots=True)
 class AliasDef:
     """A type alias the module defines: a ``$defs`` entry that is not an object, or a non-object root."""
 
@@ -119,7 +119,7 @@ ArgumentsForm: TypeAlias = Literal["typed", "mapping", "positional"]
 
 
 @final
-@dataclass
+@dataclass(slots=True)
 class RootType:
     """The named type for a tool's ``inputSchema`` or ``outputSchema``, and how a facade method takes it."""
 

@@ -32,7 +32,7 @@ LiteralValue: TypeAlias = str | int | bool
 
 
 @final
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Name:
     """A plain name: a builtin (``str``), a typing name (``Any``) or a class or alias the module defines."""
 
@@ -41,7 +41,7 @@ class Name:
 
 
 @final
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Lit:
     """``Literal[...]`` over JSON scalars that Python's ``Literal`` accepts."""
 
@@ -49,7 +49,7 @@ class Lit:
 
 
 @final
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sub:
     """A subscripted generic: ``list[T]``, ``dict[str, T]``, ``tuple[A, B]``."""
 
@@ -58,7 +58,7 @@ class Sub:
 
 
 @final
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UnionOf:
     """``A | B | ...``; build it with :func:`union`, which flattens and simplifies."""
 
