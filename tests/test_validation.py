@@ -1,0 +1,416 @@
+"""The validator: the contract's strings, JSON semantics, nested paths, the cache, schema errors and options."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import pytest
+
+from mcptools._errors import SchemaError
+from mcptools._validation import Validator, checker_for, compile_schema, validate
+
+WEATHER: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "location": {"type": "string"},
+        "days": {"type": "integer"},
+        "units": {"type": "string", "enum": ["c", "f"]},
+    },
+    "required": ["location"],
+    "additionalProperties": False,
+}
+
+
+# -- the contract, word for word ------------------------------------------------------------------------
+
+
+def test_contract_example_errors_in_contract_order() -> None:
+    assert validate({"days": 2.5, "units": "k", "x": 1}, WEATHER) == [
+        "missing required property 'location'",
+        "property 'days' must be integer",
+        "property 'units' must be one of ['c', 'f']",
+        "unexpected property 'x'",
+    ]
+
+
+def test_contract_valid_arguments() -> None:
+    assert validate({"location": "Paris", "days": 2}, WEATHER) == []
+
+
+def test_contract_bool_is_not_an_integer() -> None:
+    assert validate({"location": "Paris", "days": True}, WEATHER) == ["property 'days' must be integer"]
+
+
+def test_contract_call_example() -> None:
+    assert validate({"location": "Paris", "days": "two"}, WEATHER) == ["property 'days' must be integer"]
+
+
+def test_errors_follow_argument_order_not_schema_order() -> None:
+    errors = validate({"x": 1, "units": "k", "days": "2"}, WEATHER)
+    assert errors == [
+        "missing required property 'location'",
+        "unexpected property 'x'",
+        "property 'units' must be one of ['c', 'f']",
+        "property 'days' must be integer",
+    ]
+
+
+def test_missing_required_in_required_order() -> None:
+    schema = {"type": "object", "required": ["b", "a", "c"], "properties": {"a": {}, "b": {}, "c": {}}}
+    assert validate({}, schema) == [
+        "missing required property 'b'",
+        "missing required property 'a'",
+        "missing required property 'c'",
+    ]
+
+
+def test_one_error_per_argument_wrong_type_hides_enum() -> None:
+    assert validate({"location": "x", "units": 3}, WEATHER) == ["property 'units' must be string"]
+
+
+def test_extra_names_allowed_without_additional_properties_false() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    assert validate({"a": "x", "b": 1}, schema) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "good", "bad"),
+    [
+        ("string", ["", "x"], [1, None, True, [], {}]),
+        ("integer", [0, -3, 10**30], [2.0, 2.5, True, False, "1", None]),
+        ("number", [0, 1.5, -2, 10**30], [True, False, "1.5", None, []]),
+        ("boolean", [True, False], [0, 1, "true", None]),
+        ("null", [None], [0, False, "", []]),
+        ("array", [[], [1, "a"]], [{}, "[]", None]),
+        ("object", [{}, {"a": 1}], [[], "{}", None]),
+    ],
+)
+def test_json_types(kind: str, good: list[Any], bad: list[Any]) -> None:
+    checker = compile_schema({"type": kind})
+    for value in good:
+        assert checker.is_valid(value), value
+        assert checker.errors(value) == []
+    for value in bad:
+        assert not checker.is_valid(value), value
+        assert checker.errors(value) == [f"value must be {kind}"]
+
+
+def test_enum_uses_json_equality() -> None:
+    checker = compile_schema({"enum": [1, "a", None, [1, 2], {"k": False}]})
+    assert checker.is_valid(1.0)
+    assert not checker.is_valid(True)
+    assert checker.is_valid([1.0, 2])
+    assert not checker.is_valid([True, 2])
+    assert checker.is_valid({"k": False})
+    assert not checker.is_valid({"k": 0})
+    assert not compile_schema({"enum": [False]}).is_valid(0)
+    assert not compile_schema({"const": 0}).is_valid(False)
+    assert compile_schema({"const": 1}).is_valid(1.0)
+
+
+def test_enum_message_is_the_python_repr_of_the_list() -> None:
+    checker = compile_schema({"type": "object", "properties": {"mode": {"enum": ["a", 1, None, True]}}})
+    assert checker.errors({"mode": "z"}) == ["property 'mode' must be one of ['a', 1, None, True]"]
+
+
+# -- nested values: the same voice with a path --------------------------------------------------------------
+
+ADDRESS = {
+    "type": "object",
+    "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+    "required": ["street", "city"],
+    "additionalProperties": False,
+}
+ORDER: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "where": {"$ref": "#/$defs/Address"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "days": {"type": "integer", "minimum": 1},
+        "name": {"type": "string", "maxLength": 20},
+        "stops": {"type": "array", "items": {"$ref": "#/$defs/Address"}},
+    },
+    "required": ["where"],
+    "additionalProperties": False,
+    "$defs": {"Address": ADDRESS},
+}
+
+
+def test_nested_errors_have_dotted_paths() -> None:
+    errors = validate({"where": {"street": 5, "zip": "1"}, "tags": ["a", "b", 3]}, ORDER)
+    assert errors == [
+        "missing required property 'where.city'",
+        "property 'where.street' must be string",
+        "unexpected property 'where.zip'",
+        "property 'tags[2]' must be string",
+    ]
+
+
+def test_nested_bounds_lengths_and_lists_of_objects() -> None:
+    arguments = {"where": {"street": "a", "city": "b"}, "days": 0, "name": "x" * 21, "stops": [{"street": "s"}]}
+    assert validate(arguments, ORDER) == [
+        "property 'days' must be >= 1",
+        "property 'name' must be at most 20 characters",
+        "missing required property 'stops[0].city'",
+    ]
+
+
+def test_wrong_type_of_a_nested_object_is_one_error() -> None:
+    assert validate({"where": "Paris"}, ORDER) == ["property 'where' must be object"]
+
+
+def test_non_object_root() -> None:
+    assert compile_schema({"type": "string", "minLength": 2}).errors("a") == ["value must be at least 2 characters"]
+    assert validate([1], WEATHER) == ["value must be object"]
+    items = compile_schema({"type": "array", "items": {"type": "object", "required": ["a"]}})
+    assert items.errors([{}, 3]) == ["missing required property '[0].a'", "item '[1]' must be object"]
+
+
+def test_at_most_one_error_per_location_with_all_of() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}},
+        "allOf": [{"properties": {"a": {"minimum": 5}}}, {"required": ["b"]}],
+    }
+    assert validate({"a": "x"}, schema) == ["missing required property 'b'", "property 'a' must be integer"]
+    assert validate({"a": 1}, schema) == ["missing required property 'b'", "property 'a' must be >= 5"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "message"),
+    [
+        ({"minimum": 1}, 0, "value must be >= 1"),
+        ({"exclusiveMinimum": 1}, 1, "value must be > 1"),
+        ({"maximum": 1}, 2, "value must be <= 1"),
+        ({"exclusiveMaximum": 1}, 1, "value must be < 1"),
+        ({"multipleOf": 0.5}, 0.3, "value must be a multiple of 0.5"),
+        ({"minLength": 1}, "", "value must be at least 1 character"),
+        ({"pattern": "^a+$"}, "b", "value must match pattern '^a+$'"),
+        ({"minItems": 2}, [1], "value must have at least 2 items"),
+        ({"maxItems": 0}, [1], "value must have at most 0 items"),
+        ({"uniqueItems": True}, [1, 1.0], "value must not contain duplicate items"),
+        ({"contains": {"type": "string"}}, [1], "value must contain at least 1 item that match string"),
+        ({"minProperties": 1}, {}, "value must have at least 1 property"),
+        ({"not": {"type": "string"}}, "a", "value must not be string"),
+        ({"const": "on"}, "off", "value must be 'on'"),
+        (
+            {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            None,
+            "value must match at least one of: string, integer",
+        ),
+        (
+            {"oneOf": [{"type": "number"}, {"type": "integer"}]},
+            1,
+            "value must match exactly one of: number, integer (it matches 2)",
+        ),
+        (False, 1, "value is not allowed"),
+    ],
+)
+def test_message_grammar(schema: Any, value: Any, message: str) -> None:
+    assert compile_schema(schema).errors(value) == [message]
+
+
+def test_any_of_explains_the_branch_of_the_value_type() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"where": {"anyOf": [{"$ref": "#/$defs/Address"}, {"type": "null"}]}},
+        "$defs": {"Address": ADDRESS},
+    }
+    assert validate({"where": {"street": 1, "city": "x"}}, schema) == ["property 'where.street' must be string"]
+    assert validate({"where": None}, schema) == []
+
+
+def test_unevaluated_properties_false_reports_unexpected() -> None:
+    schema = {"allOf": [{"properties": {"a": True}}], "unevaluatedProperties": False}
+    assert validate({"a": 1, "b": 2}, schema) == ["unexpected property 'b'"]
+
+
+def test_format_is_an_annotation_by_default_and_asserted_when_asked() -> None:
+    schema = {"type": "object", "properties": {"when": {"type": "string", "format": "date-time"}}}
+    assert compile_schema(schema).errors({"when": "tomorrow"}) == []
+    asserting = compile_schema(schema, format_assertion=True)
+    assert asserting.errors({"when": "tomorrow"}) == ["property 'when' must match format 'date-time'"]
+    assert asserting.errors({"when": "2026-12-02T10:00:00Z"}) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "good", "bad"),
+    [
+        (
+            "date-time",
+            ["2026-02-28T23:59:60Z", "2024-02-29T10:00:00.5+02:00"],
+            ["2023-02-29T10:00:00Z", "2026-01-01 10:00"],
+        ),
+        ("date", ["2024-02-29"], ["2024-13-01", "24-01-01"]),
+        ("time", ["10:00:00Z", "23:59:60+00:00"], ["25:00:00Z", "10:00:00"]),
+        ("email", ["ada@example.com", "a.b+c@[127.0.0.1]"], ["ada", "a@", "@b.c"]),
+        ("uri", ["https://example.com/a?b#c", "urn:isbn:1"], ["example.com", "http://a b"]),
+        ("uuid", ["123e4567-e89b-12d3-a456-426614174000"], ["123e4567e89b12d3a456426614174000"]),
+        ("ipv4", ["192.168.0.1"], ["256.1.1.1", "01.1.1.1", "1.1.1"]),
+        ("ipv6", ["::1", "2001:db8::8a2e:370:7334"], ["12345::", "1.2.3.4", "::1%eth0"]),
+        ("hostname", ["example.com", "a-b.c"], ["-a.com", "a..b", "a" * 64]),
+    ],
+)
+def test_format_assertions(name: str, good: list[str], bad: list[str]) -> None:
+    checker = compile_schema({"format": name}, format_assertion=True)
+    for value in good:
+        assert checker.is_valid(value), value
+    for value in bad:
+        assert not checker.is_valid(value), value
+    assert checker.is_valid(12)
+
+
+def test_patterns_follow_ecma_262() -> None:
+    assert not compile_schema({"pattern": "^\\d+$"}).is_valid("\u0661\u0662")
+    assert not compile_schema({"pattern": "^\\w+$"}).is_valid("\u00e9")
+    assert not compile_schema({"pattern": "^a$"}).is_valid("a\n")
+    assert compile_schema({"pattern": "^\\p{Letter}+$"}).is_valid("\u00e9t\u00e9")
+    assert compile_schema({"pattern": "\\s"}).is_valid("\u2003")
+    assert not compile_schema({"pattern": "^.$"}).is_valid("\u2028")
+
+
+# -- hints: opt-in ------------------------------------------------------------------------------------------
+
+
+def test_hints_are_opt_in() -> None:
+    assert validate({"locaton": "Paris"}, WEATHER)[-1] == "unexpected property 'locaton'"
+    hinted = compile_schema(WEATHER, hints=True)
+    assert hinted.errors({"locaton": "Paris"}) == [
+        "missing required property 'location'",
+        "unexpected property 'locaton' (did you mean 'location'?)",
+    ]
+    assert hinted.errors({"location": "P", "zzzzzz": 1}) == ["unexpected property 'zzzzzz'"]
+
+
+def test_hints_in_nested_objects_and_with_other_keywords() -> None:
+    schema = {"type": "object", "properties": {"units": {"type": "string"}}, "additionalProperties": False}
+    hinted = compile_schema({"type": "object", "properties": {"w": schema}, "allOf": [{}]}, hints=True)
+    assert hinted.errors({"w": {"unit": "c"}}) == ["unexpected property 'w.unit' (did you mean 'units'?)"]
+
+
+# -- the cache ------------------------------------------------------------------------------------------------
+
+
+def test_checker_for_returns_the_cached_validator() -> None:
+    first = checker_for(WEATHER)
+    assert isinstance(first, Validator)
+    assert checker_for(WEATHER) is first
+    copy = {**WEATHER, "properties": dict(WEATHER["properties"])}
+    assert checker_for(copy) is first
+
+
+def test_cache_sees_a_schema_mutated_in_place() -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "string"}}}
+    assert validate({"a": 1}, schema) == ["property 'a' must be string"]
+    schema["properties"]["a"]["type"] = "integer"
+    assert validate({"a": 1}, schema) == []
+
+
+def test_cache_is_keyed_by_value_when_ids_are_reused() -> None:
+    for kind in ["string", "integer", "boolean", "null"] * 50:
+        schema = {"type": kind}
+        assert validate(None, schema) == ([] if kind == "null" else [f"value must be {kind}"])
+        del schema
+        gc.collect()
+
+
+def test_cache_is_bounded() -> None:
+    from mcptools._validation import cache
+
+    for i in range(cache._MAX_ENTRIES + 50):
+        checker_for({"type": "object", "properties": {f"p{i}": {"type": "string"}}})
+    assert len(cache._by_identity) <= cache._MAX_ENTRIES
+    assert len(cache._by_value) <= cache._MAX_ENTRIES
+
+
+# -- invalid schemas: SchemaError naming the keyword and where --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "fragments"),
+    [
+        ({"type": "strin"}, ["'type'", "'#'"]),
+        ({"properties": {"a": {"minimum": "1"}}}, ["'minimum'", "#/properties/a"]),
+        ({"properties": {"a": {"minLength": -1}}}, ["'minLength'", "#/properties/a"]),
+        ({"required": "a"}, ["'required'"]),
+        ({"$ref": "#/$defs/missing"}, ["'$ref'", "#/$defs/missing"]),
+        ({"$ref": "https://example.com/schema.json"}, ["never fetches"]),
+        ({"$schema": "http://json-schema.org/draft-07/schema#"}, ["draft-07", "not supported"]),
+        ({"pattern": "(a+)+$"}, ["exponential"]),
+        ({"pattern": "[a-"}, ["not a valid regular expression"]),
+        ({"properties": {"a": 3}}, ["#/properties/a", "object or a boolean"]),
+        ({"allOf": []}, ["'allOf'"]),
+    ],
+)
+def test_invalid_schemas_raise_schema_error(schema: Any, fragments: list[str]) -> None:
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(schema)
+    for fragment in fragments:
+        assert fragment in str(caught.value)
+
+
+def test_the_2020_12_dialect_is_accepted() -> None:
+    checker = compile_schema({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string"})
+    assert checker.is_valid("a")
+
+
+def test_resources_are_used_but_never_fetched() -> None:
+    remote = {"$id": "https://example.com/name.json", "type": "string", "minLength": 1}
+    checker = compile_schema({"$ref": "https://example.com/name.json"}, resources={remote["$id"]: remote})
+    assert checker.is_valid("a")
+    assert checker.errors("") == ["value must be at least 1 character"]
+
+
+# -- bounds -----------------------------------------------------------------------------------------------
+
+
+def test_deep_instance_against_recursive_schema_is_an_error_not_a_crash() -> None:
+    tree = compile_schema({"type": "array", "items": {"$ref": "#"}})
+    deep: list[Any] = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert tree.is_valid(deep) is False
+    assert tree.errors(deep) == ["value nests too deeply to validate"]
+    assert tree.is_valid([[[]]])
+
+
+def test_deep_instance_on_the_collector_path() -> None:
+    # allOf sends errors through the closure collectors rather than the generated errors path.
+    tree = compile_schema({"allOf": [{"type": ["array", "integer"], "items": {"$ref": "#"}}]})
+    deep: list[Any] = [1]
+    for _ in range(100_000):
+        deep = [deep]
+    assert tree.errors(deep) == ["value nests too deeply to validate"]
+    assert tree.errors([[["x"]]]) == ["item '[0][0][0]' must be array or integer"]
+    either = compile_schema({"anyOf": [{"type": "array", "items": {"$ref": "#"}}, {"type": "integer"}]})
+    assert either.errors([[["x"]]]) == ["item '[0][0][0]' must match at least one of: array, integer"]
+
+
+def test_deep_schema_is_refused_and_moderately_deep_one_compiles() -> None:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(40):
+        schema = {"type": "array", "items": schema}
+    checker = compile_schema(schema)
+    value: Any = "x"
+    for _ in range(40):
+        value = [value]
+    assert checker.is_valid(value)
+    for _ in range(300):
+        schema = {"type": "array", "items": schema}
+    with pytest.raises(SchemaError, match="deeper than"):
+        compile_schema(schema)
+
+
+def test_huge_array_unique_items_is_linear() -> None:
+    checker = compile_schema({"uniqueItems": True})
+    assert checker.is_valid(list(range(200_000)))
+    assert not checker.is_valid([*range(200_000), 5.0])
+    assert checker.is_valid([[i] for i in range(50_000)])
+
+
+def test_self_containing_schema_is_refused() -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    schema["properties"]["self"] = schema
+    with pytest.raises(SchemaError):
+        compile_schema(schema)

@@ -1,0 +1,88 @@
+"""The JSON Schema test suite (draft 2020-12) through ``compile_schema(...).is_valid`` and ``.errors``.
+
+In scope: every file of the suite's main directory except ``refRemote.json`` (documents served over the network),
+with the one test that calls 1.0 an integer as the single expected deviation (the contract says "integer" is int
+only). Remote documents that the in-scope tests name (``localhost:1234`` fixtures and the 2020-12 metaschema)
+are passed through ``resources=``, never fetched. The run prints a per-file table.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcptools._validation import compile_schema
+
+SUITE = Path(__file__).parent / "conformance" / "json-schema-test-suite"
+OUT_OF_SCOPE_FILES = {"refRemote.json"}
+EXPECTED_DEVIATIONS = {
+    ("type.json", "integer type matches integers", "a float with zero fractional part is an integer")
+}
+FILES = sorted(path.name for path in (SUITE / "draft2020-12").glob("*.json"))
+
+
+def _resources() -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for path in (SUITE / "remotes").rglob("*.json"):
+        found["http://localhost:1234/" + path.relative_to(SUITE / "remotes").as_posix()] = json.loads(path.read_text())
+    for path in (SUITE / "metaschemas").rglob("*.json"):
+        name = path.relative_to(SUITE / "metaschemas").as_posix().removesuffix(".json")
+        found["https://json-schema.org/draft/2020-12/" + name] = json.loads(path.read_text())
+    return found
+
+
+@functools.cache
+def run_file(name: str) -> tuple[int, int, tuple[tuple[str, str, str], ...]]:
+    """(tests, passed, failures) for one suite file; a failure also counts when ``errors`` disagrees."""
+    resources = _resources()
+    tests = passed = 0
+    failures: list[tuple[str, str, str]] = []
+    for group in json.loads((SUITE / "draft2020-12" / name).read_text()):
+        validator = compile_schema(group["schema"], resources=resources)
+        for case in group["tests"]:
+            tests += 1
+            valid = validator.is_valid(case["data"])
+            errors = validator.errors(case["data"])
+            consistent = (errors == []) == valid and all(isinstance(e, str) and e for e in errors)
+            if valid == case["valid"] and consistent:
+                passed += 1
+            else:
+                failures.append((name, group["description"], case["description"]))
+    return tests, passed, tuple(failures)
+
+
+def test_suite_copy_is_complete() -> None:
+    assert len(FILES) >= 46
+    assert (SUITE / "LICENSE").is_file()
+    assert (SUITE / "README.md").is_file()
+
+
+@pytest.mark.parametrize("name", [name for name in FILES if name not in OUT_OF_SCOPE_FILES])
+def test_suite_file(name: str) -> None:
+    _, _, failures = run_file(name)
+    assert set(failures) <= EXPECTED_DEVIATIONS, failures
+
+
+def test_suite_table(capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [f"{'file':<32} {'passed':>7} {'tests':>6}"]
+    total_tests = total_passed = 0
+    deviations: set[tuple[str, str, str]] = set()
+    for name in FILES:
+        if name in OUT_OF_SCOPE_FILES:
+            lines.append(f"{name:<32} {'-':>7} {'skip':>6}  (remote documents, out of scope)")
+            continue
+        tests, passed, failures = run_file(name)
+        total_tests += tests
+        total_passed += passed
+        deviations |= set(failures)
+        lines.append(f"{name:<32} {passed:>7} {tests:>6}")
+    in_scope = total_tests - len(EXPECTED_DEVIATIONS)
+    lines.append(f"{'in scope':<32} {total_passed:>7} {in_scope:>6}  (+{len(EXPECTED_DEVIATIONS)} expected deviation)")
+    with capsys.disabled():
+        print("\nJSON Schema test suite, draft 2020-12\n" + "\n".join(lines))
+    assert deviations == EXPECTED_DEVIATIONS
+    assert total_passed == in_scope == 1267
