@@ -356,7 +356,7 @@ def test_the_2020_12_dialect_is_accepted() -> None:
 
 
 def test_resources_are_used_but_never_fetched() -> None:
-    remote = {"$id": "https://example.com/name.json", "type": "string", "minLength": 1}
+    remote: dict[str, Any] = {"$id": "https://example.com/name.json", "type": "string", "minLength": 1}
     checker = compile_schema({"$ref": "https://example.com/name.json"}, resources={remote["$id"]: remote})
     assert checker.is_valid("a")
     assert checker.errors("") == ["value must be at least 1 character"]
