@@ -67,6 +67,24 @@ async def _exercise(client: Client, mode: str) -> None:
     assert image.content[0].type == "image" and image.content[0].mime_type == "image/png"
 
 
+async def _progress_and_logs(client: Client, logs: list[Any]) -> None:
+    seen: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total))
+
+    result = await client.call_tool("test_tool_with_progress", {}, progress_callback=on_progress)
+    assert _text(result) == "Progress test completed"
+    assert seen == [(0, 100), (50, 100), (100, 100)]
+    logged = await client.call_tool("test_tool_with_logging", {})
+    assert logged.is_error is False
+    assert [entry.data for entry in logs] == [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ]
+
+
 async def _elicitation_round(client: Client) -> None:
     result = await client.call_tool("test_elicitation", {"message": "Who are you?"})
     assert result.is_error is False
@@ -119,9 +137,17 @@ def http_url() -> Iterator[str]:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_official_client_over_http(http_url: str, mode: str) -> None:
+    logs: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        logs.append(params)
+
     async def run() -> None:
-        async with Client(http_url, mode=mode, elicitation_callback=_answer_elicitation) as client:
+        async with Client(
+            http_url, mode=mode, elicitation_callback=_answer_elicitation, logging_callback=on_log, log_level="info"
+        ) as client:
             await _exercise(client, mode)
             await _elicitation_round(client)
+            await _progress_and_logs(client, logs)
 
     asyncio.run(asyncio.wait_for(run(), 60))
