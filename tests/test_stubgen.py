@@ -478,6 +478,11 @@ def test_invalid_tool_lists_are_refused_with_a_reason() -> None:
         generate_stubs([{"name": "a", "inputSchema": {}}, {"name": "a", "inputSchema": {}}], source="x")
     with pytest.raises(SchemaError, match=r"tools\[0\] is not a tool"):
         generate_stubs([{"inputSchema": {}}], source="x")
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(5000):
+        deep = {"type": "array", "items": deep}
+    with pytest.raises(SchemaError, match="nest too deeply"):
+        generate_stubs([tool("deep", {"x": deep})], source="x")
 
 
 # --- loading tools and the command ------------------------------------------------------------------------

@@ -412,9 +412,12 @@ def generate_stubs(tools: Sequence[Mapping[str, Any]], *, source: str, line_leng
     for raw in ordered:
         base = pascal_case(raw["name"], "Tool")
         method = plain.get(raw["name"]) or methods.allocate(method_name(raw["name"]))
-        arguments = translator.root(raw.get("inputSchema", {"type": "object"}), base + "Arguments", arguments=True)
-        output = raw.get("outputSchema")
-        result = translator.root(output, base + "Result", arguments=False) if output is not None else None
+        try:
+            arguments = translator.root(raw.get("inputSchema", {"type": "object"}), base + "Arguments", arguments=True)
+            output = raw.get("outputSchema")
+            result = translator.root(output, base + "Result", arguments=False) if output is not None else None
+        except RecursionError:
+            raise SchemaError(f"tool {raw['name']!r}: its schemas nest too deeply to translate") from None
         facade.append(_Tool(raw, method, arguments, result))
     return _module_text(facade, translator, source, line_length)
 
