@@ -505,6 +505,23 @@ def versions() -> str:
     return ", ".join(found)
 
 
+def revision() -> str:
+    """The commit measured, and whether mcptools/ in the working tree differed from it."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "mcptools")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return f"{commit}{', with uncommitted changes in mcptools/' if dirty else ''}"
+
+
 def machine() -> str:
     model = platform.processor() or platform.machine()
     try:
@@ -569,6 +586,7 @@ def main() -> None:
         f"- Python {platform.python_version()} ({platform.python_implementation()})",
         f"- Machine: {machine()}",
         f"- Packages: {versions()}",
+        f"- mcptools code: commit {revision()}",
         "",
     ]
     lines += handle_section(rounds=rounds, budget=budget)
