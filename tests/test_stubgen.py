@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib.util
 import json
 import random
@@ -532,3 +533,79 @@ def test_command_as_a_subcommand_of_mcptools(tmp_path: Path) -> None:
         run_stubgen(parser.parse_args(["stubgen", str(ROOT / "examples" / "weather.py"), "-o", str(output), "--check"]))
         == 0
     )
+
+
+# --- the typed clients at run time ------------------------------------------------------------------------
+
+
+def _weather_module(tmp_path: Path) -> types.ModuleType:
+    weather = tool(
+        "weather",
+        {"location": {"type": "string"}},
+        ["location"],
+        outputSchema={"type": "object", "properties": {"temperature": {"type": "number"}}},
+    )
+    return load(generate_stubs([weather, tool("ping", {})], source="test"), tmp_path)
+
+
+def test_typed_client_returns_structured_content_from_any_result_shape(tmp_module_dir: Path) -> None:
+    module = _weather_module(tmp_module_dir)
+    structured = {"temperature": 21.5}
+    results: list[object] = [
+        {"content": [], "structuredContent": structured, "isError": False},
+        {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": structured}},
+        types.SimpleNamespace(structuredContent=structured, isError=False, content=[]),
+    ]
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    class Session:
+        def call_tool(self, name: str, arguments: dict[str, Any]) -> object:
+            sent.append((name, arguments))
+            return results.pop(0)
+
+    client = module.TypedClient(Session())
+    for _ in range(3):
+        assert client.weather(location="Paris") == structured
+    assert sent == [("weather", {"location": "Paris"})] * 3
+    # Tools without an outputSchema hand back the session's own result.
+    results.append("raw")
+    assert client.ping() == "raw"
+
+
+def test_typed_client_raises_on_error_results(tmp_module_dir: Path) -> None:
+    module = _weather_module(tmp_module_dir)
+    error_result = {"content": [{"type": "text", "text": "Invalid arguments: x"}], "isError": True}
+    answers: list[object] = [
+        error_result,
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool: weather"}},
+        {"content": [{"type": "text", "text": "no structure"}], "isError": False},
+        types.SimpleNamespace(isError=True, content=[types.SimpleNamespace(text="boom")], structuredContent=None),
+    ]
+
+    class Session:
+        def call_tool(self, name: str, arguments: dict[str, Any]) -> object:
+            return answers.pop(0)
+
+    client = module.TypedClient(Session())
+    with pytest.raises(module.ToolCallError, match="Invalid arguments: x") as caught:
+        client.weather(location="Paris")
+    assert caught.value.result is error_result
+    with pytest.raises(module.ToolCallError, match="Unknown tool: weather"):
+        client.weather(location="Paris")
+    with pytest.raises(module.ToolCallError, match="no structuredContent"):
+        client.weather(location="Paris")
+    with pytest.raises(module.ToolCallError, match="boom"):
+        client.weather(location="Paris")
+
+
+def test_async_typed_client_awaits_the_session(tmp_module_dir: Path) -> None:
+    module = _weather_module(tmp_module_dir)
+
+    class Session:
+        async def call_tool(self, name: str, arguments: dict[str, Any]) -> object:
+            await asyncio.sleep(0)
+            return {"structuredContent": {"temperature": float(len(arguments["location"]))}}
+
+    client = module.AsyncTypedClient(Session())
+    assert asyncio.run(client.weather(location="Paris")) == {"temperature": 5.0}
+    assert asyncio.run(client.call_tool("weather", {"location": "Rome"})) == {"structuredContent": {"temperature": 4.0}}

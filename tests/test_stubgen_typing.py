@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mcptools._stubgen import generate_stubs
 
 TOOLS = [
@@ -98,19 +100,35 @@ async def bad_async() -> None:
     await AsyncTypedClient(AsyncSession()).weather(location=1)  # E: arg-type
 """
 
+MCP_CLIENT = """\
+from mcp import ClientSession
+from mcp.types import CallToolResult
+from typing_extensions import assert_type
+
+from weather_stub import AsyncTools, AsyncTypedClient, WeatherResult
+
+
+async def forecast(session: ClientSession) -> None:
+    client = AsyncTypedClient(session)
+    assert_type(await client.weather(location="Paris", days=2), WeatherResult)
+    assert_type(await client.ping(), CallToolResult)
+    tools: AsyncTools[CallToolResult] = client
+    await tools.weather(location="Paris", days="two")  # E: arg-type
+"""
+
 _ERROR = re.compile(r"^(?P<file>[\w.]+):(?P<line>\d+): error: .*\[(?P<code>[\w-]+)\]$")
 
 
-def test_mypy_accepts_right_calls_and_rejects_wrong_ones(tmp_path: Path) -> None:
+def _mypy_errors(tmp_path: Path, client: str) -> tuple[set[tuple[int, str]], set[tuple[int, str]], str]:
+    """Run mypy --strict once on a generated stub and ``client``: (expected, found) errors and the output."""
     (tmp_path / "weather_stub.py").write_text(generate_stubs(TOOLS, source="typing test"))
-    (tmp_path / "client.py").write_text(CLIENT)
+    (tmp_path / "client.py").write_text(client)
     (tmp_path / "mypy.ini").write_text("[mypy]\n")
     expected = {
         (number, match.group(1))
-        for number, line in enumerate(CLIENT.splitlines(), start=1)
+        for number, line in enumerate(client.splitlines(), start=1)
         if (match := re.search(r"# E: ([\w-]+)$", line))
     }
-    assert len(expected) == 13
     completed = subprocess.run(
         [
             sys.executable,
@@ -136,7 +154,21 @@ def test_mypy_accepts_right_calls_and_rejects_wrong_ones(tmp_path: Path) -> None
         cwd=tmp_path,
         timeout=300,
     )
+    output = completed.stdout + completed.stderr
     errors = [match for line in completed.stdout.splitlines() if (match := _ERROR.match(line))]
-    assert all(error.group("file") == "client.py" for error in errors), completed.stdout
+    assert all(error.group("file") == "client.py" for error in errors), output
     found = {(int(error.group("line")), error.group("code")) for error in errors}
-    assert found == expected, completed.stdout + completed.stderr
+    return expected, found, output
+
+
+def test_mypy_accepts_right_calls_and_rejects_wrong_ones(tmp_path: Path) -> None:
+    expected, found, output = _mypy_errors(tmp_path, CLIENT)
+    assert len(expected) == 13
+    assert found == expected, output
+
+
+def test_async_client_types_the_mcp_sdk_session(tmp_path: Path) -> None:
+    # The official SDK's ClientSession fits AsyncToolSession: its call_tool is a coroutine taking (name, arguments).
+    pytest.importorskip("mcp")
+    expected, found, output = _mypy_errors(tmp_path, MCP_CLIENT)
+    assert found == expected == {(13, "arg-type")}, output
