@@ -225,7 +225,7 @@ def test_random_type_trees_round_trip(annotation: Any, data: st.DataObject) -> N
     def tool(x: Any) -> None:
         pass
 
-    tool.__annotations__ = {"x": annotation}
+    tool.__annotations__ = {"x": annotation, "return": annotation}
     derived = derive_tool(tool)
     validator = compile_schema(derived.input_schema)
     value = data.draw(st.from_type(annotation))
@@ -234,3 +234,9 @@ def test_random_type_trees_round_trip(annotation: Any, data: st.DataObject) -> N
     kwargs = derived.convert(arguments) if derived.convert is not None else arguments
     assert kwargs == {"x": value}
     assert type(kwargs["x"]) is type(value)
+    # The same value returned by the tool is valid structured content for the derived outputSchema.
+    assert derived.output_schema is not None
+    assert derived.serialize_output is not None
+    structured = derived.serialize_output(value)
+    assert compile_schema(derived.output_schema).errors(structured) == []
+    assert structured == ({"result": arguments["x"]} if derived.output_wrapped else arguments["x"])
