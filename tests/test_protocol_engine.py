@@ -154,8 +154,7 @@ def test_progress_needs_a_token(registry: ToolRegistry) -> None:
     assert client.notifications == []
     run(client.request("tools/call", {"name": "progress", "_meta": {"progressToken": "tok"}}))
     assert [n["params"] for n in client.notifications] == [
-        {"progressToken": "tok", "progress": step, "total": 3, "message": f"step {step}"}
-        for step in (1, 2, 3)
+        {"progressToken": "tok", "progress": step, "total": 3, "message": f"step {step}"} for step in (1, 2, 3)
     ]
 
 
@@ -403,9 +402,7 @@ def test_input_responses_must_be_objects(registry: ToolRegistry, responses: Any)
 
 def test_unknown_answer_keys_are_ignored_and_missing_ones_asked_again(registry: ToolRegistry) -> None:
     client = MemoryClient(registry, capabilities={"elicitation": {}})
-    again = run(
-        client.stateless("tools/call", {"name": "greet", "inputResponses": {"other": {"action": "cancel"}}})
-    )
+    again = run(client.stateless("tools/call", {"name": "greet", "inputResponses": {"other": {"action": "cancel"}}}))
     assert again["result"]["resultType"] == "input_required"
     extra = run(
         client.stateless(
@@ -469,9 +466,7 @@ def test_output_that_breaks_its_schema_is_an_error_result() -> None:
 
     result = run(MemoryClient(registry).stateless("tools/call", {"name": "lies"}))["result"]
     assert result["isError"] is True
-    assert result["content"][0]["text"].startswith(
-        "Tool 'lies' returned output that does not match its outputSchema"
-    )
+    assert result["content"][0]["text"].startswith("Tool 'lies' returned output that does not match its outputSchema")
 
 
 def test_tool_error_text_reaches_the_model(registry: ToolRegistry) -> None:
@@ -484,9 +479,7 @@ def test_tool_error_text_reaches_the_model(registry: ToolRegistry) -> None:
 
 
 def test_sync_handle_serves_context_tools_and_discover(registry: ToolRegistry) -> None:
-    assert registry.handle(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "progress"}}
-    ) == {
+    assert registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "progress"}}) == {
         "jsonrpc": "2.0",
         "id": 1,
         "result": {"resultType": "complete", "content": [{"type": "text", "text": "ok"}], "isError": False},
@@ -502,3 +495,17 @@ def test_sync_handle_serves_context_tools_and_discover(registry: ToolRegistry) -
         }
     )
     assert init is not None and init["result"]["protocolVersion"] == "2025-06-18"
+
+
+def test_the_oldest_revision_gets_no_fields_it_does_not_define(registry: ToolRegistry) -> None:
+    client = MemoryClient(registry)
+    run(client.initialize("2025-03-26"))
+    tools = run(client.request("tools/list"))["result"]["tools"]
+    assert all("outputSchema" not in tool and "title" not in tool for tool in tools)
+    numbers = run(client.request("tools/call", {"name": "numbers", "arguments": {"n": 2}}))["result"]
+    assert numbers == {"content": [{"type": "text", "text": "[0, 1]"}], "isError": False}
+    blocks = run(client.request("tools/call", {"name": "many"}))["result"]["content"]
+    assert blocks[-1] == {"type": "text", "text": "x: file:///x"}
+    newer = MemoryClient(registry)
+    run(newer.initialize("2025-06-18"))
+    assert "structuredContent" in run(newer.request("tools/call", {"name": "numbers", "arguments": {"n": 2}}))["result"]

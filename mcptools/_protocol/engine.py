@@ -53,6 +53,27 @@ logger = logging.getLogger("mcptools")
 Response = dict[str, Any]
 _STATE_PURPOSE: Final = "requestState"
 _CURSOR_PURPOSE: Final = "tools/list"
+_OLDEST: Final = "2025-03-26"
+# Fields 2025-03-26 does not define: tool titles and output schemas, structured results (added in 2025-06-18).
+_NEWER_TOOL_FIELDS: Final = ("title", "outputSchema", "icons", "_meta")
+
+
+def _downgrade_for_oldest(result: dict[str, Any]) -> None:
+    """Reshape a result for a 2025-03-26 client, which knows no structured output and no resource links."""
+    result.pop("structuredContent", None)
+    tools = result.get("tools")
+    if isinstance(tools, list):
+        result["tools"] = [{k: v for k, v in tool.items() if k not in _NEWER_TOOL_FIELDS} for tool in tools]
+    content = result.get("content")
+    if isinstance(content, list):
+        result["content"] = [
+            {"type": "text", "text": f"{block.get('name')}: {block.get('uri')}"}
+            if block.get("type") == "resource_link"
+            else block
+            for block in content
+        ]
+
+
 _INVALID_REQUEST_TEXT: Final = (
     'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
     'and a string or integer "id"'
@@ -256,9 +277,11 @@ class Engine:
         return {}  # ping
 
     @staticmethod
-    def _respond(call: _Call, result: dict[str, Any]) -> Response:
+    def _respond(call: _Call, result: dict[str, Any], session: Session) -> Response:
         if call.legacy:
             result.pop("resultType", None)
+            if session.protocol_version == _OLDEST:
+                _downgrade_for_oldest(result)
         else:
             result.setdefault("resultType", "complete")
         return result_response(call.request_id, result)
@@ -284,7 +307,7 @@ class Engine:
                 result = self._other_method(call, method, params, session)
         except ProtocolError as problem:
             return error_response(call.request_id, problem.code, problem.message, problem.data)
-        return self._respond(call, result)
+        return self._respond(call, result, session)
 
     def handle_sync(self, message: object) -> Response | None:
         """``handle`` without a transport or an event loop, for ``registry.handle``.
@@ -313,7 +336,7 @@ class Engine:
                     result = self._other_method(call, method, params, session)
             except ProtocolError as problem:
                 return error_response(call.request_id, problem.code, problem.message, problem.data)
-            return self._respond(call, result)
+            return self._respond(call, result, session)
         except Exception:
             logger.exception("mcptools: internal error while handling a message")
             return error_response(echo_id(message), INTERNAL_ERROR, "Internal error")
