@@ -179,9 +179,7 @@ def test_allow_list_adds_hosts_and_star_disables_the_guard() -> None:
     custom = StreamableHTTPApp(make_registry(), allowed_hosts=["mcp.example.com"])
     headers = stateless_headers("tools/list", host="mcp.example.com", origin="https://mcp.example.com")
     assert run(call(custom, body=request("tools/list"), headers=headers)).status == 200
-    assert (
-        run(call(custom, body=request("tools/list"), headers=stateless_headers("tools/list"))).status == 403
-    )
+    assert run(call(custom, body=request("tools/list"), headers=stateless_headers("tools/list"))).status == 403
     open_app = StreamableHTTPApp(make_registry(), allowed_hosts=["*"])
     headers = stateless_headers("tools/list", host="anything.example")
     assert run(call(open_app, body=request("tools/list"), headers=headers)).status == 200
@@ -250,9 +248,7 @@ def test_meta_problems_and_versions_map_to_http_statuses(app: StreamableHTTPApp)
     future = request("server/discover")
     future["params"]["_meta"] = {**META, "io.modelcontextprotocol/protocolVersion": "v999"}
     reply = run(
-        call(
-            app, body=future, headers=stateless_headers("server/discover", **{"mcp-protocol-version": "v999"})
-        )
+        call(app, body=future, headers=stateless_headers("server/discover", **{"mcp-protocol-version": "v999"}))
     )
     assert reply.status == 400
     assert reply.json()["error"]["data"] == {"supported": [LATEST], "requested": "v999"}
@@ -347,22 +343,15 @@ def test_session_lifecycle(app: StreamableHTTPApp) -> None:
 
 def test_old_revisions_get_no_priming_event(app: StreamableHTTPApp) -> None:
     session_id = initialize(app, "2025-03-26")
-    reply = run(
-        call(app, body={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={"mcp-session-id": session_id})
-    )
+    reply = run(call(app, body={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={"mcp-session-id": session_id}))
     assert all(e.get("data") for e in reply.events())
 
 
 def test_get_rules(app: StreamableHTTPApp) -> None:
     assert run(call(app, "GET", headers={"accept": "text/event-stream"})).status == 405
     session_id = initialize(app)
-    assert (
-        run(call(app, "GET", headers={"mcp-session-id": session_id, "accept": "application/json"})).status
-        == 406
-    )
-    assert (
-        run(call(app, "GET", headers={"mcp-session-id": "nope", "accept": "text/event-stream"})).status == 404
-    )
+    assert run(call(app, "GET", headers={"mcp-session-id": session_id, "accept": "application/json"})).status == 406
+    assert run(call(app, "GET", headers={"mcp-session-id": "nope", "accept": "text/event-stream"})).status == 404
     bad_version = run(
         call(
             app,
@@ -381,9 +370,7 @@ def test_a_cut_stream_resumes_with_last_event_id(app: StreamableHTTPApp) -> None
     async def scenario() -> tuple[Reply, Reply]:
         first = await call(app, body=body, headers=sid)
         last_id = first.events()[-1]["id"]
-        second = await call(
-            app, "GET", headers={**sid, "accept": "text/event-stream", "last-event-id": last_id}
-        )
+        second = await call(app, "GET", headers={**sid, "accept": "text/event-stream", "last-event-id": last_id})
         return first, second
 
     first, second = run(scenario())
@@ -406,3 +393,33 @@ def test_stateless_only_refuses_sessions() -> None:
     }
     reply = run(call(app, body=body, headers={"mcp-method": "initialize"}))
     assert reply.status == 400 and "mcp-session-id" not in reply.headers
+
+
+def test_a_json_only_client_cannot_be_asked_questions() -> None:
+    registry = ToolRegistry("asker")
+
+    @registry.tool
+    async def ask(ctx: Context) -> str:
+        await ctx.elicit("Name?", {"type": "object", "properties": {}})
+        return "never"
+
+    app = StreamableHTTPApp(registry)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    session_id = run(call(app, body=body)).headers["mcp-session-id"]
+    reply = run(
+        call(
+            app,
+            body={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask"}},
+            headers={"mcp-session-id": session_id, "accept": "application/json"},
+        )
+    )
+    assert reply.status == 200 and reply.json()["result"]["isError"] is True

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_response
 from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for
 from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED
-from .._protocol.session import Session
+from .._protocol.session import ClientRequestError, Session
 from .http_rules import DEFAULT_ALLOWED_HOSTS, decode_param_header, header_text, hostname, origin_hostname
 from .streams import EventStream, parse_event_id, sse_event
 
@@ -378,6 +378,9 @@ class StreamableHTTPApp:
         final: list[dict[str, Any] | None] = []
 
         async def emit(outgoing: dict[str, Any]) -> None:
+            if not sse_ok and "id" in outgoing:
+                # A plain JSON answer has no room for our questions: fail them rather than wait forever.
+                raise ClientRequestError(-32603, "the client takes no event stream, so it cannot be asked anything")
             stream.push(outgoing)
 
         async def close_stream() -> None:
