@@ -15,8 +15,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._call import failure_result, invalid_arguments_result, run_coroutine, text_result
-from .._content import is_content
+from .._call import failure_result, invalid_arguments_result, run_coroutine
 from .._context import Context
 from .._jsonrpc import (
     INTERNAL_ERROR,
@@ -30,6 +29,7 @@ from .._jsonrpc import (
     result_response,
 )
 from .errors import InputRequired, ProtocolError
+from .results import ResultBuilder, downgrade_for_oldest
 from .revisions import (
     LOG_LEVELS,
     META_CLIENT_CAPABILITIES,
@@ -54,26 +54,6 @@ Response = dict[str, Any]
 _STATE_PURPOSE: Final = "requestState"
 _CURSOR_PURPOSE: Final = "tools/list"
 _OLDEST: Final = "2025-03-26"
-# Fields 2025-03-26 does not define: tool titles and output schemas, structured results (added in 2025-06-18).
-_NEWER_TOOL_FIELDS: Final = ("title", "outputSchema", "icons", "_meta")
-
-
-def _downgrade_for_oldest(result: dict[str, Any]) -> None:
-    """Reshape a result for a 2025-03-26 client, which knows no structured output and no resource links."""
-    result.pop("structuredContent", None)
-    tools = result.get("tools")
-    if isinstance(tools, list):
-        result["tools"] = [{k: v for k, v in tool.items() if k not in _NEWER_TOOL_FIELDS} for tool in tools]
-    content = result.get("content")
-    if isinstance(content, list):
-        result["content"] = [
-            {"type": "text", "text": f"{block.get('name')}: {block.get('uri')}"}
-            if block.get("type") == "resource_link"
-            else block
-            for block in content
-        ]
-
-
 _INVALID_REQUEST_TEXT: Final = (
     'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
     'and a string or integer "id"'
@@ -158,7 +138,7 @@ class _Call:
 class Engine:
     """Serves one registry over either protocol generation; transports call ``handle`` for every message."""
 
-    __slots__ = ("_output_checkers", "cache_scope", "list_ttl_ms", "page_size", "registry", "sealer")
+    __slots__ = ("cache_scope", "list_ttl_ms", "page_size", "registry", "results", "sealer")
 
     def __init__(
         self,
@@ -177,7 +157,7 @@ class Engine:
         # runtime).
         self.list_ttl_ms = list_ttl_ms
         self.cache_scope = cache_scope
-        self._output_checkers: dict[str, tuple[Tool, Any]] = {}
+        self.results = ResultBuilder()
 
     # -- entry point -------------------------------------------------------------------------------------
 
@@ -281,7 +261,7 @@ class Engine:
         if call.legacy:
             result.pop("resultType", None)
             if session.protocol_version == _OLDEST:
-                _downgrade_for_oldest(result)
+                downgrade_for_oldest(result)
         else:
             result.setdefault("resultType", "complete")
         return result_response(call.request_id, result)
@@ -538,47 +518,9 @@ class Engine:
 
     # -- results -----------------------------------------------------------------------------------------
 
-    def _output_checker(self, tool: Tool) -> Any:
-        cached = self._output_checkers.get(tool.name)
-        if cached is not None and cached[0] is tool:
-            return cached[1]
-        from .._validation import checker_for
-
-        checker = checker_for(tool.output_schema)
-        self._output_checkers[tool.name] = (tool, checker)
-        return checker
-
     def build_result(self, tool: Tool, value: Any) -> dict[str, Any]:
-        """A ``CallToolResult`` for what the tool returned: content blocks as they are, a value with a
-        declared output type as ``structuredContent`` (checked against ``outputSchema``) plus its JSON text,
-        else ``str()``."""
-        if is_content(value):
-            return {"resultType": "complete", "content": [value.to_json()], "isError": False}
-        if isinstance(value, (list, tuple)) and value and all(is_content(item) for item in value):
-            return {"resultType": "complete", "content": [item.to_json() for item in value], "isError": False}
-        if tool.output_schema is not None:
-            structured = tool.serialize_output(value) if tool.serialize_output is not None else value
-            checker = self._output_checker(tool)
-            if not checker.is_valid(structured):
-                errors = checker.errors(structured)
-                logger.error("tool %r returned output that does not match its outputSchema: %s", tool.name, errors)
-                return text_result(
-                    f"Tool '{tool.name}' returned output that does not match its outputSchema: " + "; ".join(errors),
-                    is_error=True,
-                )
-            # A scalar or list return is wrapped as {"result": ...} to make an object; the text shows it bare.
-            shown = structured
-            wrapped = type(structured) is dict and len(structured) == 1 and "result" in structured
-            if wrapped and not (isinstance(value, dict) and "result" in value):
-                shown = structured["result"]
-            text = shown if type(shown) is str else json.dumps(shown, ensure_ascii=False)
-            return {
-                "resultType": "complete",
-                "content": [{"type": "text", "text": text}],
-                "structuredContent": structured,
-                "isError": False,
-            }
-        return text_result(str(value), is_error=False)
+        """The ``CallToolResult`` for what ``tool`` returned (see ``ResultBuilder.build``)."""
+        return self.results.build(tool, value)
 
 
 _ENGINES: weakref.WeakKeyDictionary[ToolRegistry, Engine] = weakref.WeakKeyDictionary()

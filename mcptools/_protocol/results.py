@@ -1,0 +1,95 @@
+"""Tool results: what a tool returned, as a ``CallToolResult`` the client's revision understands.
+
+A tool returns content blocks, a list of them, or a plain value. Blocks go out as they are. A plain value of a
+type with an output schema becomes ``structuredContent``, checked against ``outputSchema`` (a tool that breaks
+its own promise gets an error result, not a silent pass) and mirrored as JSON text for clients that read only
+``content``. Anything else is its ``str()``, as the contract has it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any, Final, final
+
+from .._call import text_result
+from .._content import is_content
+
+if TYPE_CHECKING:
+    from .._registry import Tool
+    from .._validation import Validator
+
+__all__ = ["ResultBuilder", "downgrade_for_oldest"]
+
+logger = logging.getLogger("mcptools")
+
+# Fields 2025-03-26 does not define: tool titles and output schemas, structured results (added in 2025-06-18).
+_NEWER_TOOL_FIELDS: Final = ("title", "outputSchema", "icons", "_meta")
+
+
+def downgrade_for_oldest(result: dict[str, Any]) -> None:
+    """Reshape a result for a 2025-03-26 client, which knows no structured output and no resource links."""
+    result.pop("structuredContent", None)
+    tools = result.get("tools")
+    if isinstance(tools, list):
+        result["tools"] = [{k: v for k, v in tool.items() if k not in _NEWER_TOOL_FIELDS} for tool in tools]
+    content = result.get("content")
+    if isinstance(content, list):
+        result["content"] = [
+            {"type": "text", "text": f"{block.get('name')}: {block.get('uri')}"}
+            if block.get("type") == "resource_link"
+            else block
+            for block in content
+        ]
+
+
+@final
+class ResultBuilder:
+    """Builds results; compiles each tool's output checker once, on the first result that needs it."""
+
+    __slots__ = ("_checkers",)
+
+    def __init__(self) -> None:
+        self._checkers: dict[str, tuple[Tool, Validator]] = {}
+
+    def _checker(self, tool: Tool) -> Validator:
+        cached = self._checkers.get(tool.name)
+        if cached is not None and cached[0] is tool:
+            return cached[1]
+        from .._validation import checker_for
+
+        checker = checker_for(tool.output_schema)
+        self._checkers[tool.name] = (tool, checker)
+        return checker
+
+    def build(self, tool: Tool, value: Any) -> dict[str, Any]:
+        """A ``CallToolResult`` for what the tool returned: content blocks as they are, a value with a
+        declared output type as ``structuredContent`` (checked against ``outputSchema``) plus its JSON text,
+        else ``str()``."""
+        if is_content(value):
+            return {"resultType": "complete", "content": [value.to_json()], "isError": False}
+        if isinstance(value, (list, tuple)) and value and all(is_content(item) for item in value):
+            return {"resultType": "complete", "content": [item.to_json() for item in value], "isError": False}
+        if tool.output_schema is not None:
+            structured = tool.serialize_output(value) if tool.serialize_output is not None else value
+            checker = self._checker(tool)
+            if not checker.is_valid(structured):
+                errors = checker.errors(structured)
+                logger.error("tool %r returned output that does not match its outputSchema: %s", tool.name, errors)
+                return text_result(
+                    f"Tool '{tool.name}' returned output that does not match its outputSchema: " + "; ".join(errors),
+                    is_error=True,
+                )
+            # A scalar or list return is wrapped as {"result": ...} to make an object; the text shows it bare.
+            shown = structured
+            wrapped = type(structured) is dict and len(structured) == 1 and "result" in structured
+            if wrapped and not (isinstance(value, dict) and "result" in value):
+                shown = structured["result"]
+            text = shown if type(shown) is str else json.dumps(shown, ensure_ascii=False)
+            return {
+                "resultType": "complete",
+                "content": [{"type": "text", "text": text}],
+                "structuredContent": structured,
+                "isError": False,
+            }
+        return text_result(str(value), is_error=False)
