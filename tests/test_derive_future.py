@@ -12,9 +12,11 @@ import dataclasses
 import enum
 from typing import Annotated, Any, Literal, Optional, TypedDict
 
+import pytest
 from typing_extensions import NotRequired, Required
 
 from mcptools._convert import build_converter
+from mcptools._errors import ToolDefinitionError
 from mcptools._schema import Param, derive_tool
 from mcptools._schema.hints import HintReader
 
@@ -259,3 +261,28 @@ def test_recursive_output_schema_has_object_at_the_root() -> None:
         "value": 1,
         "children": [{"value": 2, "children": []}],
     }
+
+
+def test_local_names_resolve_through_localns() -> None:
+    class Size(enum.Enum):
+        S = "s"
+
+    @dataclasses.dataclass
+    class Shirt:
+        size: Size
+
+    def buy(shirt: Shirt, spare: Size | None = None) -> Shirt:
+        return shirt
+
+    with pytest.raises(ToolDefinitionError, match=r"its annotations cannot be resolved \(NameError: name 'Shirt'"):
+        derive_tool(buy)
+    derived = derive_tool(buy, localns=locals())
+    assert derived.input_schema["properties"]["shirt"] == {
+        "type": "object",
+        "properties": {"size": {"type": "string", "const": "s"}},
+        "required": ["size"],
+        "additionalProperties": False,
+    }
+    assert derived.convert is not None
+    assert derived.convert({"shirt": {"size": "s"}}) == {"shirt": Shirt(Size.S)}
+    assert derived.output_schema is not None

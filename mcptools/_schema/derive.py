@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, final, get_args, get_origin
 
 import typing_extensions
-from typing_extensions import get_type_hints
 
 from .._context import Context
 from .._convert import build_arguments_converter, build_serializer
@@ -24,7 +23,7 @@ from .._errors import ToolDefinitionError
 from .._json import JSONObject
 from .docstrings import parse_docstring
 from .emit import SchemaEmitter
-from .hints import HintError, HintReader
+from .hints import HintError, HintReader, resolve_hints
 from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, unwrap
 
 __all__ = ["DerivedTool", "derive_tool"]
@@ -89,12 +88,17 @@ class DerivedTool:
 
 
 def derive_tool(
-    fn: Callable[..., Any], *, input_schema: Mapping[str, Any] | None = None, name: str | None = None
+    fn: Callable[..., Any],
+    *,
+    input_schema: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    localns: Mapping[str, Any] | None = None,
 ) -> DerivedTool:
     """Derive schemas, description and converters of tool ``fn`` (published as ``name``, default its name).
 
     With ``input_schema`` the schema is the author's: it is checked against the signature, not derived, and
-    arguments reach the function as plain JSON values.
+    arguments reach the function as plain JSON values. ``localns`` resolves string annotations naming things
+    local to the scope the tool was defined in (a decorator can pass its caller's ``f_locals``).
     """
     label = _label(fn, name)
     try:
@@ -103,7 +107,7 @@ def derive_tool(
         raise ToolDefinitionError(
             f"{label}: its signature cannot be read ({exc}); define the tool with def or async def"
         ) from None
-    hints, hint_failure = _type_hints(fn)
+    hints, hint_failure = _type_hints(fn, localns)
     if hint_failure is not None and input_schema is None:
         raise ToolDefinitionError(
             f"{label}: its annotations cannot be resolved ({hint_failure}); define or import the names they "
@@ -111,7 +115,7 @@ def derive_tool(
         )
     doc = parse_docstring(inspect.getdoc(fn))
     context_param = _check_signature(label, signature, hints)
-    output_schema, serialize_output, output_wrapped = _output(hints.get("return", _NO_HINT))
+    output_schema, serialize_output, output_wrapped = _output(hints.get("return", _NO_HINT), localns)
     if input_schema is not None:
         schema = _check_explicit_schema(label, signature, context_param, input_schema)
         return DerivedTool(
@@ -123,7 +127,7 @@ def derive_tool(
             serialize_output=serialize_output,
             output_wrapped=output_wrapped,
         )
-    fields, extra, closed = _parameters(label, doc.params, signature, hints, context_param)
+    fields, extra, closed = _parameters(label, doc.params, signature, hints, context_param, localns)
     emitter = SchemaEmitter([field.node for field in fields] + ([extra] if extra is not None else []))
     schema = emitter.finish(emitter.object_schema(fields, extra, closed=closed))
     return DerivedTool(
@@ -143,14 +147,14 @@ def _label(fn: Callable[..., Any], name: str | None) -> str:
     return f"tool {tool_name!r} (function {function})"
 
 
-def _type_hints(fn: Callable[..., Any]) -> tuple[dict[str, Any], str | None]:
+def _type_hints(fn: Callable[..., Any], localns: Mapping[str, Any] | None) -> tuple[dict[str, Any], str | None]:
     target: Any = inspect.unwrap(fn)
     while isinstance(target, functools.partial):
         target = inspect.unwrap(target.func)
     if not inspect.isroutine(target) and callable(target):
         target = type(target).__call__  # a callable object: its __call__ carries the annotations
     try:
-        return get_type_hints(target, include_extras=True), None
+        return resolve_hints(target, localns), None
     except Exception as exc:  # NameError, TypeError, SyntaxError from user annotations
         return {}, f"{type(exc).__name__}: {exc}"
 
@@ -197,9 +201,10 @@ def _parameters(
     signature: inspect.Signature,
     hints: dict[str, Any],
     context_param: str | None,
+    localns: Mapping[str, Any] | None,
 ) -> tuple[list[Field], Node | None, bool]:
     """The schema's fields, the node for extra names (``**kwargs: T``), and whether the schema is closed."""
-    reader = HintReader()
+    reader = HintReader(localns)
     fields: list[Field] = []
     extra: Node | None = None
     closed = True
@@ -257,12 +262,14 @@ def _read(reader: HintReader, hint: object, where: str) -> Node:
         raise ToolDefinitionError(f"{where}{location}{separator}{exc.message}") from None
 
 
-def _output(hint: object) -> tuple[JSONObject | None, Callable[[Any], Any] | None, bool]:
+def _output(
+    hint: object, localns: Mapping[str, Any] | None
+) -> tuple[JSONObject | None, Callable[[Any], Any] | None, bool]:
     """outputSchema, serializer and whether it wraps as ``{"result": ...}``; no schema for plain content."""
     if hint is _NO_HINT or any(hint is plain for plain in _PLAIN_TEXT_RETURNS):
         return None, None, False
     try:
-        node = HintReader().read(hint)
+        node = HintReader(localns).read(hint)
     except HintError:
         return None, None, False  # content blocks and other non-JSON returns: not structured output
     emitter = SchemaEmitter([node])

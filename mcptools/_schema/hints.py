@@ -12,6 +12,7 @@ import collections.abc
 import dataclasses
 import types
 import typing
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Final, final, get_args, get_origin
 
@@ -40,7 +41,7 @@ from .model import (
 )
 from .param import Param, param_problem
 
-__all__ = ["HintError", "HintReader", "strip_qualifiers", "type_text"]
+__all__ = ["HintError", "HintReader", "resolve_hints", "strip_qualifiers", "type_text"]
 
 
 def _forms(name: str) -> tuple[object, ...]:
@@ -143,11 +144,12 @@ def strip_qualifiers(hint: object) -> tuple[object, bool | None]:
 class HintReader:
     """Reads the hints of one tool into nodes; object nodes are shared per class (recursion stays finite)."""
 
-    __slots__ = ("_aliases", "_objects")
+    __slots__ = ("_aliases", "_localns", "_objects")
 
-    def __init__(self) -> None:
+    def __init__(self, localns: Mapping[str, Any] | None = None) -> None:
         self._objects: dict[object, ObjectNode] = {}
         self._aliases: set[int] = set()
+        self._localns = localns
 
     def read(self, hint: object) -> Node:
         if hint is Any or hint is object:
@@ -333,7 +335,7 @@ class HintReader:
         node = ObjectNode(cls, kind, doc.description)
         self._objects[hint] = node
         try:
-            hints = get_type_hints(cls, include_extras=True)
+            hints = resolve_hints(cls, self._localns)
         except Exception as exc:
             raise HintError(
                 f"the annotations of {type_text(cls)} could not be resolved ({exc}); define the names they "
@@ -363,6 +365,19 @@ class HintReader:
             extra_hint, _ = strip_qualifiers(_substitute(extra_items, substitutions))
             node.extra = self._inside(extra_hint, f"the extra items of {type_text(cls)}")
         return node
+
+
+def resolve_hints(obj: Any, localns: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``get_type_hints`` with extras; names it cannot find are looked up in ``localns`` on a second try.
+
+    Only on a second try, because passing ``localns`` changes how a class's own namespace is searched.
+    """
+    try:
+        return get_type_hints(obj, include_extras=True)
+    except NameError:
+        if not localns:
+            raise
+        return get_type_hints(obj, include_extras=True, localns=dict(localns))
 
 
 def _field_names(cls: type, kind: ObjectKind, hints: dict[str, Any]) -> list[tuple[str, object]]:
