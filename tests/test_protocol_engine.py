@@ -45,6 +45,14 @@ def make_registry() -> ToolRegistry:
         return f"Hello, {answer.get('content', {}).get('name')}!"
 
     @registry.tool
+    async def careless(ctx: Context) -> str:
+        try:
+            answer = await ctx.elicit("Name?", NAME_FORM, key="who")
+        except Exception:
+            return "swallowed"
+        return str(answer["action"])
+
+    @registry.tool
     async def two_rounds(ctx: Context) -> str:
         first = await ctx.elicit("First?", NAME_FORM, key="a")
         second = await ctx.elicit("Second?", NAME_FORM, key="b")
@@ -509,3 +517,9 @@ def test_the_oldest_revision_gets_no_fields_it_does_not_define(registry: ToolReg
     newer = MemoryClient(registry)
     run(newer.initialize("2025-06-18"))
     assert "structuredContent" in run(newer.request("tools/call", {"name": "numbers", "arguments": {"n": 2}}))["result"]
+
+
+def test_a_broad_except_in_a_tool_does_not_swallow_the_round(registry: ToolRegistry) -> None:
+    client = MemoryClient(registry, capabilities={"elicitation": {}})
+    result = run(client.stateless("tools/call", {"name": "careless"}))["result"]
+    assert result["resultType"] == "input_required"

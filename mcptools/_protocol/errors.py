@@ -17,11 +17,12 @@ class ProtocolError(Exception):
         self.data = data
 
 
-class InputRequired(Exception):
+class InputRequired(BaseException):
     """A 2026-07-28 tool needs answers from the client: end this round with an ``input_required`` result.
 
     Raised by ``Context`` and caught by the call path, never seen by the client as an error; the tool runs
-    again from the top once the client retries with ``inputResponses``.
+    again from the top once the client retries with ``inputResponses``. A ``BaseException``, like
+    ``CancelledError``, so that a tool's ``except Exception`` around its own work cannot swallow it.
     """
 
     def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
