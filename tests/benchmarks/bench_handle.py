@@ -522,6 +522,13 @@ def revision() -> str:
     return f"{commit}{', with uncommitted changes in mcptools/' if dirty else ''}"
 
 
+def load() -> str:
+    try:
+        return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
 def machine() -> str:
     model = platform.processor() or platform.machine()
     try:
@@ -587,6 +594,8 @@ def main() -> None:
         f"- Machine: {machine()}",
         f"- Packages: {versions()}",
         f"- mcptools code: commit {revision()}",
+        f"- Load average at start (1, 5, 15 min): {load()}: other work on the machine inflates every row; the "
+        "interleaving keeps the ratios fair, the absolute figures are only as quiet as the machine was",
         "",
     ]
     lines += handle_section(rounds=rounds, budget=budget)
@@ -594,7 +603,7 @@ def main() -> None:
         from bench_import import import_section
 
         lines += ["", *import_section(runs=import_runs)]
-    lines += ["", f"_Run took {time.perf_counter() - started:.0f} s._", ""]
+    lines += ["", f"_Run took {time.perf_counter() - started:.0f} s; load average at the end: {load()}._", ""]
     text = "\n".join(lines)
     print(text)
     options.out.write_text(text)
