@@ -468,3 +468,21 @@ def test_type_statement_aliases() -> None:
         ": the type alias Json refers to itself; recursive aliases are not supported, "
         "use a recursive dataclass or TypedDict instead"
     )
+
+
+def test_return_annotation_mistakes_are_errors_but_foreign_types_are_not() -> None:
+    def bad() -> Annotated[int, Param(min_length=1)]:
+        return 1
+
+    def ambiguous() -> int | Level:
+        return 1
+
+    def content() -> list[datetime.datetime]:
+        return []
+
+    assert error_of(bad) == (
+        f"{prefix(bad)}: the return annotation: Param(min_length=1) sets min_length, which only constrains a "
+        "string, but the type is int; remove min_length or change the type"
+    )
+    assert error_of(ambiguous).startswith(f"{prefix(ambiguous)}: the return annotation: the union members int and ")
+    assert derive_tool(content).output_schema is None

@@ -115,7 +115,7 @@ def derive_tool(
         )
     doc = parse_docstring(inspect.getdoc(fn))
     context_param = _check_signature(label, signature, hints)
-    output_schema, serialize_output, output_wrapped = _output(hints.get("return", _NO_HINT), localns)
+    output_schema, serialize_output, output_wrapped = _output(label, hints.get("return", _NO_HINT), localns)
     if input_schema is not None:
         schema = _check_explicit_schema(label, signature, context_param, input_schema)
         return DerivedTool(
@@ -257,21 +257,27 @@ def _read(reader: HintReader, hint: object, where: str) -> Node:
     try:
         return reader.read(hint)
     except HintError as exc:
-        location = f" (in {', '.join(exc.where)})" if exc.where else ""
-        separator = " " if exc.message.startswith("has ") else ": "
-        raise ToolDefinitionError(f"{where}{location}{separator}{exc.message}") from None
+        raise _definition_error(where, exc) from None
+
+
+def _definition_error(where: str, exc: HintError) -> ToolDefinitionError:
+    location = f" (in {', '.join(exc.where)})" if exc.where else ""
+    separator = " " if exc.message.startswith("has ") else ": "
+    return ToolDefinitionError(f"{where}{location}{separator}{exc.message}")
 
 
 def _output(
-    hint: object, localns: Mapping[str, Any] | None
+    label: str, hint: object, localns: Mapping[str, Any] | None
 ) -> tuple[JSONObject | None, Callable[[Any], Any] | None, bool]:
     """outputSchema, serializer and whether it wraps as ``{"result": ...}``; no schema for plain content."""
     if hint is _NO_HINT or any(hint is plain for plain in _PLAIN_TEXT_RETURNS):
         return None, None, False
     try:
         node = HintReader(localns).read(hint)
-    except HintError:
-        return None, None, False  # content blocks and other non-JSON returns: not structured output
+    except HintError as exc:
+        if exc.foreign:
+            return None, None, False  # content blocks and other non-JSON returns: not structured output
+        raise _definition_error(f"{label}: the return annotation", exc) from None
     emitter = SchemaEmitter([node])
     serialize = build_serializer(node)
     if isinstance(unwrap(node), (ObjectNode, DictNode)):

@@ -98,12 +98,18 @@ _FIXES: Final[dict[str, str]] = {
 
 
 class HintError(Exception):
-    """An unmappable hint: ``where`` locates it inside the parameter's type, ``message`` says why."""
+    """An unusable hint: ``where`` locates it inside the parameter's type, ``message`` says why.
 
-    def __init__(self, message: str, where: tuple[str, ...] = ()) -> None:
+    ``foreign`` marks a type that is simply not JSON-shaped (a datetime, a content block class), as opposed to
+    a mistake in a JSON-shaped one (a Param that does not fit, an ambiguous union): a return annotation of a
+    foreign type just means the result is not structured.
+    """
+
+    def __init__(self, message: str, where: tuple[str, ...] = (), *, foreign: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.where = where
+        self.foreign = foreign
 
 
 def type_text(hint: object) -> str:
@@ -192,7 +198,7 @@ class HintReader:
         try:
             return self.read(hint)
         except HintError as exc:
-            raise HintError(exc.message, (where, *exc.where)) from None
+            raise HintError(exc.message, (where, *exc.where), foreign=exc.foreign) from None
 
     def _plain(self, hint: object) -> Node:
         if isinstance(hint, type):
@@ -223,7 +229,7 @@ class HintReader:
     def _unmappable(self, hint: object) -> HintError:
         text = type_text(hint)
         fix = _FIXES.get(text, _GENERIC_FIX)
-        return HintError(f"has annotation {text}, which mcptools cannot map to JSON Schema; {fix}")
+        return HintError(f"has annotation {text}, which mcptools cannot map to JSON Schema; {fix}", foreign=True)
 
     def _alias(self, alias: Any) -> Node:
         if id(alias) in self._aliases:
