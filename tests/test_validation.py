@@ -414,3 +414,10 @@ def test_self_containing_schema_is_refused() -> None:
     schema["properties"]["self"] = schema
     with pytest.raises(SchemaError):
         compile_schema(schema)
+
+
+def test_const_matchers_are_not_shared_between_different_values() -> None:
+    # Found by the differential fuzz: constants were once keyed by id() of a temporary list.
+    schema = {"$defs": {"d": {"const": []}}, "allOf": [{"$ref": "#/$defs/d"}, {"const": None}]}
+    assert not compile_schema(schema).is_valid(None)
+    assert not compile_schema({"prefixItems": [{"const": None}, {"const": []}]}).is_valid([[]])

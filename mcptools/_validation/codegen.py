@@ -18,7 +18,7 @@ from typing import Any, final
 
 from .keywords import Spec, SpecTable, node_key
 from .resolve import Located
-from .values import has_unique_items, is_multiple_of, matcher
+from .values import has_unique_items, is_multiple_of, json_key, matcher
 
 __all__ = ["Generator", "NeedsDynamicScope", "type_test"]
 
@@ -172,7 +172,7 @@ class Generator:
             name = self.constant(frozenset(allowed), "E")
             guard = "" if known == "string" else f"isinstance({var}, str) and "
             return f"({guard}{var} in {name})"
-        name = self.constant(matcher(allowed), "E", key=id(allowed))
+        name = self.constant(matcher(allowed), "E", key=("matcher", tuple(json_key(value) for value in allowed)))
         return f"{name}({var})"
 
     def _emit_membership(self, allowed: list[Any], var: str, fail: str, pad: str, known: str | None) -> None:
