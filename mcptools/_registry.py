@@ -199,7 +199,7 @@ class Tool:
         self.name: str = options.name or fn.__name__
         self.title = options.title
         explicit = dict(options.input_schema) if options.input_schema is not None else None
-        derived = derive_tool(fn, input_schema=explicit)
+        derived = derive_tool(fn, input_schema=explicit, name=self.name)
         self.input_schema: dict[str, Any] = derived.input_schema
         self.description = options.description if options.description is not None else derived.description
         self.convert = derived.convert
