@@ -240,7 +240,7 @@ class ToolRegistry:
     ``registry.handle(message)`` answers one JSON-RPC message.
     """
 
-    __slots__ = ("__weakref__", "_entries", "_tools", "expose_errors", "instructions", "name", "version")
+    __slots__ = ("__weakref__", "_engine", "_entries", "_tools", "expose_errors", "instructions", "name", "version")
 
     def __init__(
         self,
@@ -259,6 +259,8 @@ class ToolRegistry:
         self.expose_errors = expose_errors
         self._tools: dict[str, Tool] = {}
         self._entries: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {}
+        # The protocol engine (sessions, sealed state) is made on first use by _protocol.engine.engine_for.
+        self._engine: Any = None
 
     @overload
     def tool(self, fn: Callable[P, R], /) -> Callable[P, R]: ...

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, final
 
@@ -523,15 +522,13 @@ class Engine:
         return self.results.build(tool, value)
 
 
-_ENGINES: weakref.WeakKeyDictionary[ToolRegistry, Engine] = weakref.WeakKeyDictionary()
 
 
 def engine_for(registry: ToolRegistry) -> Engine:
     """The registry's engine, made on first use: one per registry, so registries never share state."""
-    engine = _ENGINES.get(registry)
+    engine: Engine | None = registry._engine
     if engine is None:
-        engine = Engine(registry)
-        _ENGINES[registry] = engine
+        engine = registry._engine = Engine(registry)
     return engine
 
 
