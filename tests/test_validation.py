@@ -421,3 +421,15 @@ def test_const_matchers_are_not_shared_between_different_values() -> None:
     schema = {"$defs": {"d": {"const": []}}, "allOf": [{"$ref": "#/$defs/d"}, {"const": None}]}
     assert not compile_schema(schema).is_valid(None)
     assert not compile_schema({"prefixItems": [{"const": None}, {"const": []}]}).is_valid([[]])
+
+
+def test_checker_for_options_are_cached_apart() -> None:
+    plain = checker_for(WEATHER)
+    hinted = checker_for(WEATHER, hints=True)
+    assert hinted is not plain
+    assert checker_for(WEATHER, hints=True) is hinted
+    assert hinted.errors({"location": "x", "unit": "c"}) == ["unexpected property 'unit' (did you mean 'units'?)"]
+    assert plain.errors({"location": "x", "unit": "c"}) == ["unexpected property 'unit'"]
+    dated = checker_for({"format": "date"}, format_assertion=True)
+    assert not dated.is_valid("soon")
+    assert checker_for({"format": "date"}).is_valid("soon")

@@ -31,26 +31,33 @@ def validate(arguments: Any, schema: Any) -> list[str]:
     return _remember(schema).errors(arguments)
 
 
-def checker_for(schema: Any) -> Validator:
-    """The compiled ``Validator`` for ``schema``, from the same cache as ``validate``."""
+def checker_for(schema: Any, *, hints: bool = False, format_assertion: bool = False) -> Validator:
+    """The compiled ``Validator`` for ``schema``, from the same cache as ``validate``.
+
+    ``hints`` and ``format_assertion`` are ``compile_schema``'s options; each combination is cached apart.
+    Compile once at registration and keep the ``Validator``: a call then costs nothing but the checks.
+    """
+    if hints or format_assertion:
+        return _remember(schema, (hints, format_assertion))
     entry = _by_identity.get(id(schema))
     if entry is not None and entry[0] is schema and entry[1] == schema:
         return entry[2]
     return _remember(schema)
 
 
-def _remember(schema: Any) -> Validator:
+def _remember(schema: Any, options: tuple[bool, bool] = (False, False)) -> Validator:
     snapshot = _copy(schema)
-    key = _canonical(snapshot)
+    key = _canonical(snapshot) + repr(options)
     validator = _by_value.get(key)
     if validator is None:
-        validator = compile_schema(snapshot)
+        validator = compile_schema(snapshot, hints=options[0], format_assertion=options[1])
         if len(_by_value) >= _MAX_ENTRIES:
             del _by_value[next(iter(_by_value))]
         _by_value[key] = validator
-    if len(_by_identity) >= _MAX_ENTRIES:
-        del _by_identity[next(iter(_by_identity))]
-    _by_identity[id(schema)] = (schema, snapshot, validator)
+    if options == (False, False):
+        if len(_by_identity) >= _MAX_ENTRIES:
+            del _by_identity[next(iter(_by_identity))]
+        _by_identity[id(schema)] = (schema, snapshot, validator)
     return validator
 
 
