@@ -433,3 +433,15 @@ def test_checker_for_options_are_cached_apart() -> None:
     dated = checker_for({"format": "date"}, format_assertion=True)
     assert not dated.is_valid("soon")
     assert checker_for({"format": "date"}).is_valid("soon")
+
+
+def test_public_types() -> None:
+    from typing_extensions import assert_type
+
+    checker = compile_schema({"type": "string"})
+    assert_type(checker, Validator)
+    assert_type(checker.is_valid("a"), bool)
+    assert_type(checker.errors("a"), list[str])
+    assert_type(validate({}, WEATHER), list[str])
+    assert_type(checker_for(WEATHER), Validator)
+    assert compile_schema({"not": {"minimum": 3}}).errors(5) == ["value must not match {'minimum': 3}"]

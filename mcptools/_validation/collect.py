@@ -20,7 +20,7 @@ from typing import Any, final
 
 from .codegen import Generator
 from .keywords import Spec, SpecTable, node_key
-from .messages import closest_name, count_phrase, describe_schema, render_path, subject, type_phrase
+from .messages import closest_name, count_phrase, describe_schema, negation_phrase, render_path, subject, type_phrase
 from .resolve import Located
 from .values import has_unique_items, is_multiple_of, matcher
 
@@ -182,7 +182,7 @@ class Collectors:
         steps: list[Step] = []
         if spec.not_ is not None:
             check = self.yes_no(spec.not_)
-            words = "must not be " + describe_schema(spec.not_.schema)
+            words = negation_phrase(spec.not_.schema)
 
             def negation(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
                 if check(value, dyn):

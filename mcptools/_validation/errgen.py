@@ -17,7 +17,7 @@ from typing import Any, final
 
 from .codegen import Generator, type_test
 from .keywords import Spec, SpecTable, node_key
-from .messages import closest_name, count_phrase, describe_schema, type_phrase
+from .messages import closest_name, count_phrase, describe_schema, negation_phrase, type_phrase
 from .resolve import Located
 
 __all__ = ["ErrorGenerator", "is_simple"]
@@ -307,7 +307,7 @@ class ErrorGenerator:
                     checks.append((condition, gen.constant(phrase, "W")))
         if spec.not_ is not None:
             condition = f"{gen.function(spec.not_, 'v')}({var})"
-            checks.append((condition, gen.constant(" must not be " + describe_schema(spec.not_.schema), "W")))
+            checks.append((condition, gen.constant(" " + negation_phrase(spec.not_.schema), "W")))
         return checks
 
     def _choice(self, spec: Spec, var: str, path: str) -> tuple[str, str]:

@@ -19,6 +19,7 @@ __all__ = [
     "closest_name",
     "count_phrase",
     "describe_schema",
+    "negation_phrase",
     "render_path",
     "subject",
     "type_phrase",
@@ -78,7 +79,21 @@ def describe_schema(schema: Any) -> str:
     reference = schema.get("$ref")
     if isinstance(reference, str):
         return reference.rsplit("/", 1)[-1] or reference
-    return "a schema"
+    shown = {key: value for key, value in schema.items() if key not in _ANNOTATIONS}
+    text = repr(shown)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def negation_phrase(schema: Any) -> str:
+    """``must not be string`` for a type, enum or const; ``must not match {...}`` for anything else."""
+    if isinstance(schema, dict) and ("type" in schema or "enum" in schema or "const" in schema):
+        return "must not be " + describe_schema(schema)
+    return "must not match " + describe_schema(schema)
+
+
+_ANNOTATIONS = frozenset(
+    {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
+)
 
 
 def closest_name(name: str, candidates: list[str]) -> str | None:
