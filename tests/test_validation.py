@@ -445,3 +445,12 @@ def test_public_types() -> None:
     assert_type(validate({}, WEATHER), list[str])
     assert_type(checker_for(WEATHER), Validator)
     assert compile_schema({"not": {"minimum": 3}}).errors(5) == ["value must not match {'minimum': 3}"]
+
+
+def test_non_string_keys_from_python_callers_are_named_not_crashed_on() -> None:
+    closed = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}
+    assert validate({1: "x"}, closed) == ["unexpected property '1'"]
+    assert compile_schema(closed, hints=True).errors({1: "x"}) == ["unexpected property '1'"]
+    merged = {"allOf": [{}], "patternProperties": {"^1": {"type": "string"}}, "additionalProperties": False}
+    assert compile_schema(merged).errors({1: 2, 3: 4}) == ["property '1' must be string", "unexpected property '3'"]
+    assert not compile_schema({"patternProperties": {"^1": {"type": "string"}}}).is_valid({1: 2})

@@ -404,7 +404,7 @@ class Generator:
         matched = self.temp("m")
         out.append(f"{inner}{matched} = {f'{key} in {declared}' if declared else 'False'}")
         for regex, _, child in spec.pattern_properties:
-            out.append(f"{inner}if {self.constant(regex, 'P')}.search({key}) is not None:")
+            out.append(f"{inner}if {self.constant(regex, 'P')}.search(str({key})) is not None:")
             out.append(f"{inner}    {matched} = True")
             self._child(child, value, fail, indent + 2, loops + 1, base)
             if ev is not None:

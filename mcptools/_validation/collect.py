@@ -271,7 +271,7 @@ class Collectors:
                 if isinstance(value, dict):
                     for key in value:
                         found: list[Record] = []
-                        names(key, (*path, key), found, dyn)
+                        names(key, (*path, str(key)), found, dyn)
                         out.extend((where, False, "name of " + message) for where, _, message in found[:1])
                 return False
 
@@ -288,19 +288,19 @@ class Collectors:
             if not isinstance(value, dict):
                 return False
             for key, item in value.items():
-                where = (*path, key)
+                where = (*path, str(key))
                 matched = False
                 own = declared.get(key)
                 if own is not None:
                     own(item, where, out, dyn)
                     matched = True
                 for regex, collect in patterns:
-                    if regex.search(key) is not None:
+                    if regex.search(str(key)) is not None:
                         collect(item, where, out, dyn)
                         matched = True
                 if not matched and extra is not None:
                     if suggest:
-                        guess = closest_name(key, [name for name in declared if name not in value])
+                        guess = closest_name(str(key), [name for name in declared if name not in value])
                         if guess is not None:
                             hint = f"{_not_allowed(where)} (did you mean '{guess}'?)"
                             out.append((where, False, hint))
@@ -472,9 +472,9 @@ class Collectors:
             if isinstance(v, dict) and leftover_properties is not None and not has_additional:
                 seen = seen_by_applicators(v, d)
                 for key, item in v.items():
-                    if key in seen or key in declared or any(r.search(key) for r in patterns):
+                    if key in seen or key in declared or any(r.search(str(key)) for r in patterns):
                         continue
-                    leftover_properties(item, (*p, key), o, d)
+                    leftover_properties(item, (*p, str(key)), o, d)
             elif isinstance(v, (list, tuple)) and leftover_items is not None and not has_items:
                 seen = seen_by_applicators(v, d)
                 for position, item in enumerate(v):

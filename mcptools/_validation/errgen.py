@@ -26,7 +26,7 @@ __all__ = ["ErrorGenerator", "is_simple"]
 # dispatches to one function per property.
 _MAX_CHAIN = 10
 _CHILD_PATH = '(p + "." + {0} if p else {0})'
-_PROPERTY_PATH = _CHILD_PATH.format("k")
+_PROPERTY_PATH = _CHILD_PATH.format("str(k)")
 _NOUN = """("item '" if p[0] == "[" else "property '")"""
 _ITEM_PATH = 'p + "[" + str(i) + "]"'
 
@@ -124,8 +124,10 @@ def _missing(path: str, name: str) -> str:
     return "missing required property '" + (path + "." + name if path else name) + "'"
 
 
-def _unexpected(path: str, name: str) -> str:
-    return "unexpected property '" + (path + "." + name if path else name) + "'"
+def _unexpected(path: str, name: Any) -> str:
+    # JSON keys are strings; a Python caller's other keys are named as json.dumps would write them.
+    text = str(name)
+    return "unexpected property '" + (path + "." + text if path else text) + "'"
 
 
 def _subject(path: str) -> str:
@@ -400,7 +402,7 @@ def link_dispatch(namespace: dict[str, Any]) -> None:
 def _hinter(declared: list[str]) -> Callable[[str, str, dict[str, Any]], str]:
     def hint(path: str, name: str, value: dict[str, Any]) -> str:
         message = _unexpected(path, name)
-        guess = closest_name(name, [candidate for candidate in declared if candidate not in value])
+        guess = closest_name(str(name), [candidate for candidate in declared if candidate not in value])
         return message if guess is None else f"{message} (did you mean '{guess}'?)"
 
     return hint

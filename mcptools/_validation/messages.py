@@ -35,9 +35,9 @@ def render_path(path: Path) -> str:
         if type(segment) is int:
             parts.append(f"[{segment}]")
         elif parts:
-            parts.append("." + segment)
+            parts.append("." + str(segment))
         else:
-            parts.append(segment)
+            parts.append(str(segment))
     return "".join(parts)
 
 

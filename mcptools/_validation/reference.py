@@ -156,7 +156,7 @@ def _pattern_properties(
         for pattern in node.schema["patternProperties"]:
             regex = compile_pattern(pattern, "#")
             for name in x:
-                if regex.search(name) is not None:
+                if regex.search(str(name)) is not None:
                     errors, _ = v.evaluate(node.child("patternProperties", pattern), x[name], (*path, name), scope)
                     yield from errors
                     seen.add(name)
@@ -169,7 +169,7 @@ def _additional(
         declared = node.schema.get("properties", {})
         patterns = [compile_pattern(p, "#") for p in node.schema.get("patternProperties", {})]
         for name in x:
-            if name not in declared and not any(regex.search(name) for regex in patterns):
+            if name not in declared and not any(regex.search(str(name)) for regex in patterns):
                 errors, _ = v.evaluate(node.child("additionalProperties"), x[name], (*path, name), scope)
                 yield from errors
                 seen.add(name)
