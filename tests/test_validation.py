@@ -338,6 +338,9 @@ def test_cache_is_bounded() -> None:
         ({"$ref": "https://example.com/schema.json"}, ["never fetches"]),
         ({"$schema": "http://json-schema.org/draft-07/schema#"}, ["draft-07", "not supported"]),
         ({"pattern": "(a+)+$"}, ["exponential"]),
+        ({"pattern": "^(\\w+\\s?)*$"}, ["exponential"]),
+        ({"pattern": "^(a|a)*$"}, ["identical alternatives"]),
+        ({"properties": {"a": {"patternProperties": {"(x+x+)+y": {}}}}}, ["exponential", "#/properties/a"]),
         ({"pattern": "[a-"}, ["not a valid regular expression"]),
         ({"properties": {"a": 3}}, ["#/properties/a", "object or a boolean"]),
         ({"allOf": []}, ["'allOf'"]),
@@ -454,3 +457,8 @@ def test_non_string_keys_from_python_callers_are_named_not_crashed_on() -> None:
     merged = {"allOf": [{}], "patternProperties": {"^1": {"type": "string"}}, "additionalProperties": False}
     assert compile_schema(merged).errors({1: 2, 3: 4}) == ["property '1' must be string", "unexpected property '3'"]
     assert not compile_schema({"patternProperties": {"^1": {"type": "string"}}}).is_valid({1: 2})
+
+
+@pytest.mark.parametrize("pattern", ["^(\\d+\\.)+\\d+$", "^[a-z]+(-[a-z]+)*$", "(a|b)*c", "^(?:ab)+$", "((a)*b)*"])
+def test_safe_repetitions_are_accepted(pattern: str) -> None:
+    compile_schema({"pattern": pattern})

@@ -174,11 +174,14 @@ def _refuse_nested_quantifiers(pattern: str, where: str) -> None:
 
     A repeated group is dangerous when one of its alternatives repeats something and has nothing mandatory
     that occurs once (``(a+)+``, ``(\\w+\\s?)*``); ``(\\d+\\.)+`` is fine, its dot separates the repeats.
-    Overlapping alternatives (``(a|a)*``) are not detected.
+    A repeated group with two identical alternatives (``(a|a)*``) is refused too; subtler overlaps
+    (``(a|ab|b)*``-like ambiguity) are not detected.
     """
     # per open group: [branch repeats, branch has a single mandatory atom, any branch dangerous,
     #                  any branch repeats, every branch has a single mandatory atom]
     stack: list[list[bool]] = [[False, False, False, False, True]]
+    # per open group: where its current alternative starts, and the text of the finished ones
+    branches: list[tuple[int, list[str]]] = [(0, [])]
     i = 0
     n = len(pattern)
     while i < n:
@@ -194,17 +197,24 @@ def _refuse_nested_quantifiers(pattern: str, where: str) -> None:
                     else 0
                 )
                 i = close if close > 0 else i + (3 if pattern.startswith("?<", i) else 2)
+            branches.append((i, []))
             continue
         if c == "|":
             _end_branch(stack[-1])
+            start, done = branches[-1]
+            done.append(pattern[start:i])
+            branches[-1] = (i + 1, done)
             i += 1
             continue
         if c in "^$":
             i += 1
             continue
+        alternatives: list[str] = []
         if c == ")" and len(stack) > 1:
             group = stack.pop()
             _end_branch(group)
+            start, alternatives = branches.pop()
+            alternatives.append(pattern[start:i])
             i += 1
         elif c == "\\":
             i += 2
@@ -226,6 +236,11 @@ def _refuse_nested_quantifiers(pattern: str, where: str) -> None:
         low, high, i = _quantifier(pattern, i)
         frame = stack[-1]
         if group is not None:
+            if high > 1 and len(set(alternatives)) < len(alternatives):
+                raise SchemaError(
+                    f"pattern {pattern!r} at '{where}' repeats a group with two identical alternatives "
+                    "(like '(a|a)*'); that can take exponential time on a crafted argument, so remove one"
+                )
             if high > 1 and group[2]:
                 raise SchemaError(
                     f"pattern {pattern!r} at '{where}' repeats a group whose body only repeats "
