@@ -433,7 +433,6 @@ class Collectors:
     def _unevaluated_steps(self, spec: Spec) -> list[Step]:
         if not spec.has_unevaluated:
             return []
-        in_place = [self.evaluated(node) for node in spec.in_place() if node is not spec.if_]
         if_evaluated = self.evaluated(spec.if_) if spec.if_ is not None else None
         if_test = self.yes_no(spec.if_) if spec.if_ is not None else None
         then_or_else = {
