@@ -246,12 +246,15 @@ def _call_lines(indent: str, head: str, function: str, arguments: list[str], wid
     ]
 
 
-Parameter: TypeAlias = str | tuple[str, PyType]
+Parameter: TypeAlias = str | tuple[str, PyType | str]
 
 
 def _signature_lines(prefix: str, name: str, parameters: list[Parameter], returns: str, width: int) -> list[str]:
     """A method signature; when too long, one parameter a line with a trailing comma (kept by formatters)."""
-    flat = [item if isinstance(item, str) else f"{item[0]}: {render(item[1])}" for item in parameters]
+    flat = [
+        item if isinstance(item, str) else f"{item[0]}: {item[1] if isinstance(item[1], str) else render(item[1])}"
+        for item in parameters
+    ]
     one_line = f"    {prefix}def {name}({', '.join(flat)}) -> {returns}:"
     if len(one_line) <= width:
         return [one_line]
@@ -265,13 +268,13 @@ def _signature_lines(prefix: str, name: str, parameters: list[Parameter], return
     return lines
 
 
-def _parameters(tool: _Tool) -> list[Parameter]:
+def _parameters(tool: _Tool, defined: set[str]) -> list[Parameter]:
     form = tool.arguments.form
     named = Name(tool.arguments.name, generated=True)
     if form == "typed":
         return ["self", ("**arguments", Sub("Unpack", (named,)))]
     if form == "mapping":
-        return ["self", ("**arguments", tool.arguments.value_type)]
+        return ["self", ("**arguments", _forward(tool.arguments.value_type, defined))]
     return ["self", ("arguments", named), "/"]
 
 
@@ -302,7 +305,7 @@ def _method_doc(tool: _Tool, classes: Mapping[str, ClassDef]) -> str:
 
 
 def _protocol_lines(
-    tools: list[_Tool], classes: Mapping[str, ClassDef], width: int, *, asynchronous: bool
+    tools: list[_Tool], classes: Mapping[str, ClassDef], defined: set[str], width: int, *, asynchronous: bool
 ) -> list[str]:
     name = "AsyncTools" if asynchronous else "Tools"
     kind = "coroutine methods" if asynchronous else "methods"
@@ -314,12 +317,14 @@ def _protocol_lines(
     for tool in tools:
         returns = tool.result.name if tool.result is not None else "_R_co"
         lines.append("")
-        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool), returns, width))
+        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool, defined), returns, width))
         lines.extend(_docstring(_method_doc(tool, classes), "        ", width) or ["        ..."])
     return lines
 
 
-def _client_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], width: int, *, asynchronous: bool) -> list[str]:
+def _client_lines(
+    tools: list[_Tool], classes: Mapping[str, ClassDef], defined: set[str], width: int, *, asynchronous: bool
+) -> list[str]:
     name = "AsyncTypedClient" if asynchronous else "TypedClient"
     session = "AsyncToolSession" if asynchronous else "ToolSession"
     prefix = "async " if asynchronous else ""
@@ -346,7 +351,7 @@ def _client_lines(tools: list[_Tool], classes: Mapping[str, ClassDef], width: in
     for tool in tools:
         returns = tool.result.name if tool.result is not None else "_R"
         lines.append("")
-        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool), returns, width))
+        lines.extend(_signature_lines(prefix, tool.method, _parameters(tool, defined), returns, width))
         lines.extend(_docstring(_method_doc(tool, classes), "        ", width))
         call_arguments = [py_string(tool.name), "_as_arguments(arguments)"]
         if tool.result is None:
@@ -439,6 +444,9 @@ def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str,
             used.add("TypeAlias")
             _names_in(definition.type, used)
             blocks.append(_alias_lines(definition, defined, width))
+            if mentions_generated(definition.type, defined):
+                # A quoted alias is a str at run time: later run-time uses of it must be quoted too.
+                continue
         defined.add(definition.name)
     for tool in facade:
         if tool.arguments.form == "typed":
@@ -458,10 +466,10 @@ def _module_text(facade: list[_Tool], translator: SchemaTranslator, source: str,
         "]",
     ]
     blocks.insert(0, _PREAMBLE.strip("\n").split("\n"))
-    blocks.append(_protocol_lines(facade, class_defs, width, asynchronous=False))
-    blocks.append(_protocol_lines(facade, class_defs, width, asynchronous=True))
-    blocks.append(_client_lines(facade, class_defs, width, asynchronous=False))
-    blocks.append(_client_lines(facade, class_defs, width, asynchronous=True))
+    blocks.append(_protocol_lines(facade, class_defs, defined, width, asynchronous=False))
+    blocks.append(_protocol_lines(facade, class_defs, defined, width, asynchronous=True))
+    blocks.append(_client_lines(facade, class_defs, defined, width, asynchronous=False))
+    blocks.append(_client_lines(facade, class_defs, defined, width, asynchronous=True))
     text = "\n".join(header) + "\n"
     for block in blocks:
         text += "\n\n" + "\n".join(block) + "\n"

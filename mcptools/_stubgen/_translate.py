@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from mcptools._json import is_json_type
 from mcptools._stubgen._text import NameAllocator, pascal_case
-from mcptools._stubgen._types import Lit, Name, PyType, Sub, any_type, union
+from mcptools._stubgen._types import Lit, Name, PyType, Sub, UnionOf, any_type, union
 
 __all__ = ["AliasDef", "ClassDef", "Definition", "FieldDef", "RootType", "SchemaTranslator", "json_text"]
 
@@ -71,6 +71,9 @@ _SCALARS: dict[str, PyType] = {
     "null": Name("None"),
 }
 _NEVER = Name("Never")
+# Type checkers take Literal integers in the 64-bit range only; larger ones are typed int (and noted).
+_LITERAL_INT_MIN = -(2**63)
+_LITERAL_INT_MAX = 2**63 - 1
 
 
 def json_text(value: object) -> str:
@@ -189,6 +192,15 @@ def _closure_fingerprint(root: object, pointer: str) -> str:
     return json.dumps(reached, sort_keys=True, default=repr)
 
 
+def _without_self(value: PyType, alias: Name) -> PyType:
+    """An alias's value without the alias itself as a union member: ``X = X | str`` says ``X = str``."""
+    if value == alias:
+        return any_type
+    if isinstance(value, UnionOf) and alias in value.members:
+        return union([member for member in value.members if member != alias]) if len(value.members) > 1 else any_type
+    return value
+
+
 def _has_type_info(schema: object) -> bool:
     return isinstance(schema, bool) or (
         isinstance(schema, Mapping) and any(keyword in schema for keyword in _TYPE_INFO_KEYWORDS)
@@ -223,9 +235,9 @@ def _literal_member(value: object) -> tuple[PyType, bool]:
     if isinstance(value, (bool, str)):
         return Lit((value,)), True
     if isinstance(value, int):
-        return Lit((value,)), True
+        return (Lit((value,)), True) if _LITERAL_INT_MIN <= value <= _LITERAL_INT_MAX else (Name("int"), False)
     if isinstance(value, float):
-        if value.is_integer():
+        if value.is_integer() and _LITERAL_INT_MIN <= value <= _LITERAL_INT_MAX:
             return Lit((int(value),)), True
         return Name("float"), False
     if isinstance(value, list):
@@ -259,11 +271,15 @@ def _doc(description: object, notes: Sequence[str]) -> str:
 class SchemaTranslator:
     """Turns the schemas of one module's tools into named types, collecting the definitions they need."""
 
-    __slots__ = ("_names", "_shared", "definitions")
+    __slots__ = ("_classes", "_merging", "_names", "_shared", "definitions")
 
     def __init__(self, names: NameAllocator) -> None:
         self._names = names
         self._shared: dict[tuple[str, str], PyType] = {}
+        # allOf schemas (by identity) whose members are being merged: merging copies the members' contents,
+        # so a member that leads back to the same allOf must be named (its $ref), not merged again.
+        self._merging: set[int] = set()
+        self._classes: set[str] = set()
         self.definitions: list[Definition] = []
 
     def root(self, schema: object, base: str, *, arguments: bool) -> RootType:
@@ -281,9 +297,13 @@ class SchemaTranslator:
             self._object(schema, document, name, claim=name)
             return RootType(name, "typed")
         translated, notes = self.translate(schema, document, name, claim=name)
-        if translated == named:
+        if name in self._classes:
             return RootType(name, "typed")
+        if not arguments and translated == _NEVER:
+            # No value matches: a method returning Never would not type-check, and the schema is wrong.
+            translated, notes = any_type, [*notes, "outputSchema: no value can match it"]
         description = schema.get("description") if isinstance(schema, Mapping) else None
+        translated = _without_self(translated, named)
         self.definitions.append(AliasDef(name, translated, _doc(description, notes)))
         if isinstance(translated, Sub) and translated.origin == "dict" and translated.args[0] == Name("str"):
             return RootType(name, "mapping", translated.args[1])
@@ -362,9 +382,9 @@ class SchemaTranslator:
         document.named[pointer] = named
         self._shared[shared_key] = named
         translated, notes = self.translate(target, document, name, claim=name)
-        if translated != named:
+        if name not in self._classes:
             description = target.get("description") if isinstance(target, Mapping) else None
-            self.definitions.append(AliasDef(name, translated, _doc(description, notes)))
+            self.definitions.append(AliasDef(name, _without_self(translated, named), _doc(description, notes)))
         return named, []
 
     def _structural(
@@ -429,7 +449,7 @@ class SchemaTranslator:
             member_type, member_notes = self.translate(members[0], document, hint, claim=claim)
             return member_type, member_notes, set()
         resolved: list[Mapping[str, Any]] = [siblings]
-        for member in members:
+        for member in members if id(schema) not in self._merging else ():
             target = member
             if isinstance(member, Mapping) and isinstance(member.get("$ref"), str):
                 target = _resolve_pointer(document.root, unquote(str(member["$ref"])[1:]))
@@ -437,8 +457,13 @@ class SchemaTranslator:
                 break
             resolved.append(target)
         else:
-            if any("properties" in part for part in resolved):
-                merged_type, merged_notes = self.translate(self._merge_objects(resolved), document, hint, claim=claim)
+            if any("properties" in part for part in resolved) and id(schema) not in self._merging:
+                self._merging.add(id(schema))
+                try:
+                    merged = self._merge_objects(resolved)
+                    merged_type, merged_notes = self.translate(merged, document, hint, claim=claim)
+                finally:
+                    self._merging.discard(id(schema))
                 return merged_type, merged_notes, set()
         typed = [member for member in members if _has_type_info(member)]
         if not typed:
@@ -510,7 +535,8 @@ class SchemaTranslator:
         properties = schema.get("properties")
         properties = properties if isinstance(properties, Mapping) else {}
         raw_required = schema.get("required")
-        required = [key for key in raw_required if isinstance(key, str)] if isinstance(raw_required, list) else []
+        listed = raw_required if isinstance(raw_required, list) else []
+        required = list(dict.fromkeys(key for key in listed if isinstance(key, str)))
         fields: list[FieldDef] = []
         for key, subschema in properties.items():
             field_type, field_notes = self.translate(subschema, document, name + pascal_case(key, "Field"))
@@ -526,6 +552,7 @@ class SchemaTranslator:
             notes.append(f"patternProperties: {json_text(schema['patternProperties'])} (other keys are not typed)")
         description = schema.get("description") or schema.get("title")
         self.definitions.append(ClassDef(name, _doc(description, notes), fields))
+        self._classes.add(name)
         return named
 
     def _array(self, schema: Mapping[str, Any], document: _Document, hint: str) -> tuple[PyType, list[str], set[str]]:
