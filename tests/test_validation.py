@@ -336,7 +336,8 @@ def test_cache_is_bounded() -> None:
         ({"required": "a"}, ["'required'"]),
         ({"$ref": "#/$defs/missing"}, ["'$ref'", "#/$defs/missing"]),
         ({"$ref": "https://example.com/schema.json"}, ["never fetches"]),
-        ({"$schema": "http://json-schema.org/draft-07/schema#"}, ["draft-07", "not supported"]),
+        ({"$schema": "http://json-schema.org/draft-04/schema#"}, ["draft-04", "not supported"]),
+        ({"$schema": "https://json-schema.org/draft/2019-09/schema"}, ["2019-09", "not supported"]),
         ({"pattern": "(a+)+$"}, ["exponential"]),
         ({"pattern": "^(\\w+\\s?)*$"}, ["exponential"]),
         ({"pattern": "^(a|a)*$"}, ["identical alternatives"]),
@@ -462,3 +463,34 @@ def test_non_string_keys_from_python_callers_are_named_not_crashed_on() -> None:
 @pytest.mark.parametrize("pattern", ["^(\\d+\\.)+\\d+$", "^[a-z]+(-[a-z]+)*$", "(a|b)*c", "^(?:ab)+$", "((a)*b)*"])
 def test_safe_repetitions_are_accepted(pattern: str) -> None:
     compile_schema({"pattern": pattern})
+
+
+def test_draft_07_schemas_are_converted() -> None:
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "point": {"type": "array", "items": [{"type": "number"}, {"type": "number"}], "additionalItems": False},
+            "owner": {"$ref": "#/definitions/person", "type": "string"},
+            "first": {"$ref": "#/properties/point/items/0"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "dependencies": {"owner": ["point"], "tags": {"required": ["owner"]}},
+        "definitions": {"person": {"$id": "#person", "type": "object", "required": ["name"]}},
+        "additionalProperties": False,
+    }
+    checker = compile_schema(schema)
+    assert checker.is_valid({"point": [1, 2], "owner": {"name": "Ada"}, "first": 3, "tags": ["a"]})
+    assert checker.errors({"point": [1, 2, 3]}) == ["unexpected item 'point[2]'"]
+    # In draft-07 "$ref" ignores its siblings: "type": "string" beside it does not apply.
+    assert checker.errors({"owner": {}, "point": [1]}) == ["missing required property 'owner.name'"]
+    assert checker.errors({"owner": {"name": "A"}}) == ["missing property 'point' (required when 'owner' is present)"]
+    assert not checker.is_valid({"tags": ["a"]})
+    assert not checker.is_valid({"first": "x"})
+    assert compile_schema(
+        {
+            "$schema": "http://json-schema.org/draft-07/schema",
+            "$ref": "#/definitions/a/anyOf/0",
+            "definitions": {"a": {"anyOf": [{"type": "string"}]}},
+        }
+    ).errors(1) == ["value must be string"]

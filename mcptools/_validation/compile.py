@@ -13,6 +13,7 @@ from mcptools._errors import SchemaError
 
 from .codegen import Generator, NeedsDynamicScope
 from .collect import Collectors, finish
+from .draft7 import DRAFT_07, from_draft7
 from .errgen import ErrorGenerator, is_simple, link_dispatch
 from .keywords import SpecTable
 from .resolve import DEFAULT_BASE, VALIDATION_VOCABULARY, Index, check_dialect
@@ -61,8 +62,13 @@ def compile_schema(
     ipv6 or hostname format (by default it is an annotation, as the dialect says). ``hints`` adds
     `` (did you mean 'x'?)`` to ``unexpected property`` errors when a declared name is close; off by default
     because the contract's strings are exact. ``resources`` maps URIs to schema documents that ``$ref`` may
-    use; nothing is ever fetched. Raises ``SchemaError`` naming the keyword and its location.
+    use; nothing is ever fetched. A draft-07 schema (its ``$schema`` says so) is first rewritten to its 2020-12
+    meaning; any other dialect is refused. Raises ``SchemaError`` naming the keyword and its location.
     """
+    original = schema
+    dialect = schema.get("$schema") if isinstance(schema, dict) else None
+    if isinstance(dialect, str) and dialect.rstrip("#").replace("https:", "http:") == DRAFT_07:
+        schema = from_draft7(schema)
     index = Index()
     root = index.add_document(schema, DEFAULT_BASE, "")
     extra = dict(resources or {})
@@ -71,9 +77,9 @@ def compile_schema(
     validation = vocabularies is None or VALIDATION_VOCABULARY in vocabularies
     specs = SpecTable(index, format_assertion=format_assertion, validation=validation)
     try:
-        return _build(schema, root, specs, hints=hints, dynamic=False)
+        return _build(original, root, specs, hints=hints, dynamic=False)
     except NeedsDynamicScope:
-        return _build(schema, root, specs, hints=hints, dynamic=True)
+        return _build(original, root, specs, hints=hints, dynamic=True)
     except RecursionError:
         raise SchemaError("the schema nests too deeply to compile; flatten it with $defs") from None
 

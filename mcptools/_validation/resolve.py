@@ -293,11 +293,8 @@ def check_dialect(schema: Any, index: Index, resources: Mapping[str, Any]) -> fr
                 )
         return frozenset(uri for uri in vocabularies if uri in known)
     raise SchemaError(
-        f"'$schema' {dialect!r} at '#' is not supported: mcptools validates JSON Schema draft 2020-12 "
-        "(the MCP "
-        f"default dialect); remove '$schema' or set it to {DIALECT_2020_12!r} after converting the schema "
-        "(draft-07: 'definitions' -> '$defs', array 'items' -> 'prefixItems', 'additionalItems' -> 'items', "
-        "'dependencies' -> 'dependentRequired'/'dependentSchemas')"
+        f"'$schema' {dialect!r} at '#' is not supported: mcptools validates JSON Schema draft 2020-12 (the MCP "
+        f"default dialect) and converts draft-07; convert the schema and set '$schema' to {DIALECT_2020_12!r}"
     )
 
 
