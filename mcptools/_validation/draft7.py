@@ -74,14 +74,15 @@ def _rewrite(node: Any, root: Any) -> Any:
 
 def _rewrite_reference(reference: str, root: Any) -> str:
     """Follow a same-document JSON pointer through the original schema, renaming the keywords it crosses."""
-    base, hash_sign, fragment = reference.partition("#")
+    base, _, fragment = reference.partition("#")
     if base or not fragment.startswith("/"):
         return reference
     node: Any = root
     tokens = fragment[1:].split("/")
     renamed: list[str] = []
-    for token in tokens:
-        name = token.replace("~1", "/").replace("~0", "~")
+    for raw in tokens:
+        name = raw.replace("~1", "/").replace("~0", "~")
+        token = raw
         parent = node
         if isinstance(parent, dict):
             node = parent.get(name)
