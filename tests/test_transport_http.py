@@ -423,3 +423,77 @@ def test_a_json_only_client_cannot_be_asked_questions() -> None:
         )
     )
     assert reply.status == 200 and reply.json()["result"]["isError"] is True
+
+
+# -- 2025-03-26 batches --------------------------------------------------------------------------------
+
+
+def test_a_2025_03_26_session_takes_batches_over_sse_and_json(app: StreamableHTTPApp) -> None:
+    sid = {"mcp-session-id": initialize(app, "2025-03-26")}
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "slow_progress", "_meta": {"progressToken": "p"}},
+        },
+    ]
+    streamed = run(call(app, body=batch, headers=sid))
+    assert streamed.status == 200 and streamed.headers["content-type"] == "text/event-stream"
+    messages = streamed.messages()
+    assert [m.get("id") for m in messages if "method" not in m] == [1, 2]
+    assert [m["method"] for m in messages if "method" in m] == ["notifications/progress"] * 2
+    last = messages[-1]
+    assert last["id"] == 2 and last["result"]["content"][0]["text"] == "progressed"
+    assert all(e.get("id") for e in streamed.events())  # resumable like any session stream
+
+    json_only = run(call(app, body=batch, headers={**sid, "accept": "application/json"}))
+    assert json_only.status == 200 and json_only.headers["content-type"] == "application/json"
+    answers = json_only.json()
+    assert [a["id"] for a in answers] == [1, 2]
+    assert answers[0]["result"] == {} and answers[1]["result"]["content"][0]["text"] == "progressed"
+
+
+def test_a_batch_owing_no_response_is_202_with_no_body(app: StreamableHTTPApp) -> None:
+    sid = {"mcp-session-id": initialize(app, "2025-03-26")}
+    for batch in (
+        [{"jsonrpc": "2.0", "method": "notifications/initialized"}],
+        [{"jsonrpc": "2.0", "id": "s-1", "result": {}}, {"jsonrpc": "2.0", "id": "s-2", "error": {"code": 1}}],
+    ):
+        reply = run(call(app, body=batch, headers=sid))
+        assert (reply.status, reply.body) == (202, b"")
+
+
+def test_a_batch_of_invalid_members_gets_their_errors(app: StreamableHTTPApp) -> None:
+    sid = {"mcp-session-id": initialize(app, "2025-03-26"), "accept": "application/json"}
+    reply = run(call(app, body=[1, {"jsonrpc": "2.0"}], headers=sid))
+    assert reply.status == 200
+    assert [(a["id"], a["error"]["code"]) for a in reply.json()] == [(None, -32600), (None, -32600)]
+
+
+@pytest.mark.parametrize(
+    ("version", "batch", "words"),
+    [
+        ("2025-03-26", [], "empty"),
+        (
+            "2025-03-26",
+            [{"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {"protocolVersion": "2025-03-26"}}],
+            "initialize must not be part of a JSON-RPC batch",
+        ),
+        ("2025-06-18", [{"jsonrpc": "2.0", "id": 1, "method": "ping"}], "protocol revision 2025-06-18"),
+        ("2025-11-25", [{"jsonrpc": "2.0", "id": 1, "method": "ping"}], "protocol revision 2025-11-25"),
+        (None, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}], "without a 2025-03-26 session"),
+        (None, [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}], "initialize must not"),
+    ],
+)
+def test_batches_refused_whole_with_400_and_one_error(
+    app: StreamableHTTPApp, version: str | None, batch: list[Any], words: str
+) -> None:
+    headers = {"mcp-session-id": initialize(app, version)} if version is not None else {}
+    reply = run(call(app, body=batch, headers=headers))
+    assert reply.status == 400 and "mcp-session-id" not in reply.headers
+    error = reply.json()
+    assert error["id"] is None and error["error"]["code"] == -32600
+    assert words in error["error"]["message"]

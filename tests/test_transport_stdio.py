@@ -144,3 +144,63 @@ def test_end_of_input_fails_questions_that_can_no_longer_be_answered() -> None:
     out = serve_lines(registry, [json.dumps(initialize).encode() + b"\n", json.dumps(call).encode() + b"\n"])
     [answer] = [m for m in out if m.get("id") == 2]
     assert answer["result"]["isError"] is True
+
+
+def _initialize_line(version: str) -> bytes:
+    message = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    return json.dumps(message).encode() + b"\n"
+
+
+def test_a_batch_line_on_a_2025_03_26_session_gets_one_line_holding_the_array() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    def echo(text: str) -> str:
+        return text
+
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "b"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+    ]
+    notes_only = [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    out = serve_lines(
+        registry,
+        [
+            # before initialize: refused like any batch outside a 2025-03-26 session
+            b'[{"jsonrpc": "2.0", "id": 9, "method": "ping"}]\n',
+            _initialize_line("2025-03-26"),
+            json.dumps(batch).encode() + b"\n",
+            json.dumps(notes_only).encode() + b"\n",
+            b"[]\n",
+        ],
+    )
+    # Lines are served concurrently, so answers come in the order they are ready, not the order asked.
+    assert len(out) == 4  # the notifications-only batch wrote no line at all
+    [array] = [m for m in out if isinstance(m, list)]
+    [init] = [m for m in out if isinstance(m, dict) and "result" in m]
+    refusals = sorted((m for m in out if isinstance(m, dict) and "error" in m), key=lambda m: "empty" in str(m))
+    first_refusal, empty_refusal = refusals
+    assert first_refusal["error"]["code"] == -32600 and first_refusal["id"] is None
+    assert "without a 2025-03-26 session" in first_refusal["error"]["message"]
+    assert init["result"]["protocolVersion"] == "2025-03-26"
+    assert array == [
+        {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "b"}], "isError": False}},
+        {"jsonrpc": "2.0", "id": 2, "result": {}},
+    ]
+    assert empty_refusal["error"]["code"] == -32600 and "empty" in empty_refusal["error"]["message"]
+
+
+def test_a_batch_line_on_a_later_revision_gets_a_single_invalid_request_error() -> None:
+    out = serve_lines(
+        ToolRegistry("stdio"),
+        [_initialize_line("2025-06-18"), b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]\n'],
+    )
+    assert out[0]["result"]["protocolVersion"] == "2025-06-18"
+    assert out[1]["id"] is None and out[1]["error"]["code"] == -32600
+    assert "batches are not supported" in out[1]["error"]["message"]

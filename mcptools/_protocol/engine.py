@@ -45,7 +45,7 @@ from .state import StateSealer, arguments_digest
 if TYPE_CHECKING:
     from .._registry import Tool, ToolRegistry
 
-__all__ = ["Engine", "check_request_meta", "engine_for", "http_status_for"]
+__all__ = ["Engine", "check_request_meta", "engine_for", "http_status_for", "refuse_batch"]
 
 logger = logging.getLogger("mcptools")
 
@@ -53,6 +53,8 @@ Response = dict[str, Any]
 _STATE_PURPOSE: Final = "requestState"
 _CURSOR_PURPOSE: Final = "tools/list"
 _OLDEST: Final = "2025-03-26"
+# The only revision with JSON-RPC batches: 2025-03-26 says implementations MUST accept them, 2025-06-18 removed them.
+_BATCH_REVISION: Final = _OLDEST
 _INVALID_REQUEST_TEXT: Final = (
     'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
     'and a string or integer "id"'
@@ -85,6 +87,25 @@ def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
     if level is not None and level not in LOG_LEVELS:
         return ProtocolError(
             INVALID_PARAMS, f"Invalid params: _meta '{META_LOG_LEVEL}' must be one of {list(LOG_LEVELS)}"
+        )
+    return None
+
+
+def refuse_batch(messages: list[Any], session: Session) -> Response | None:
+    """Why a JSON-RPC batch cannot be served on ``session``, as the single error response it gets; ``None``
+    when it can (a session initialized at 2025-03-26, a non-empty batch, no ``initialize`` inside)."""
+    if not messages:
+        return error_response(None, INVALID_REQUEST, "Invalid Request: an empty JSON-RPC batch")
+    if any(type(m) is dict and m.get("method") == "initialize" and "id" in m for m in messages):
+        return error_response(None, INVALID_REQUEST, "Invalid Request: initialize must not be part of a JSON-RPC batch")
+    version = session.protocol_version
+    if version != _BATCH_REVISION:
+        spoken = f"protocol revision {version}" if version is not None else "a request without a 2025-03-26 session"
+        return error_response(
+            None,
+            INVALID_REQUEST,
+            f"Invalid Request: JSON-RPC batches are not supported in {spoken}; only sessions initialized at "
+            f"{_BATCH_REVISION} accept them (later revisions removed batching): send one message at a time",
         )
     return None
 
@@ -177,6 +198,11 @@ class Engine:
         try:
             kind = classify(message)
             if kind == "invalid":
+                if type(message) is list:
+                    refusal = refuse_batch(message, session)
+                    if refusal is not None:
+                        return refusal
+                    return error_response(None, INVALID_REQUEST, "Invalid Request: batches go to handle_batch")
                 return error_response(echo_id(message), INVALID_REQUEST, _INVALID_REQUEST_TEXT)
             assert isinstance(message, dict)
             if kind == "response":
@@ -189,6 +215,36 @@ class Engine:
         except Exception:
             logger.exception("mcptools: internal error while handling a message")
             return error_response(echo_id(message), INTERNAL_ERROR, "Internal error")
+
+    async def handle_batch(
+        self,
+        messages: list[Any],
+        session: Session,
+        send: Send,
+        *,
+        close_stream: Callable[[], Awaitable[None]] | None = None,
+        deliver: Callable[[Response], Awaitable[None]] | None = None,
+    ) -> list[Response] | Response | None:
+        """Answer a JSON-RPC batch (2025-03-26 sessions only): the responses in the batch's order, ``None`` when
+        it held only notifications and responses, or one error response when the batch is refused as a whole
+        (see ``refuse_batch``). Never raises.
+
+        The members run concurrently, as separate messages would: one call waiting on the client must not hold
+        up the others. ``deliver`` gets each response as soon as it is ready, for transports that stream them.
+        """
+        refusal = refuse_batch(messages, session)
+        if refusal is not None:
+            return refusal
+
+        async def one(message: object) -> Response | None:
+            response = await self.handle(message, session, send, close_stream=close_stream)
+            if response is not None and deliver is not None:
+                await deliver(response)
+            return response
+
+        answers = await asyncio.gather(*(one(message) for message in messages))
+        responses = [answer for answer in answers if answer is not None]
+        return responses or None
 
     def _notification(self, message: dict[str, Any], session: Session) -> None:
         method = message["method"]
@@ -520,8 +576,6 @@ class Engine:
     def build_result(self, tool: Tool, value: Any) -> dict[str, Any]:
         """The ``CallToolResult`` for what ``tool`` returned (see ``ResultBuilder.build``)."""
         return self.results.build(tool, value)
-
-
 
 
 def engine_for(registry: ToolRegistry) -> Engine:

@@ -8,7 +8,9 @@ One endpoint (``/mcp`` by default) serves both protocol generations:
   serve one client behind a load balancer.
 * 2025-03-26 to 2025-11-25: ``initialize`` opens a session (``Mcp-Session-Id``); later POSTs answer on an SSE
   stream that also carries the server's requests to the client; GET resumes a stream (``Last-Event-ID``) or
-  opens a standalone one; DELETE ends the session.
+  opens a standalone one; DELETE ends the session. A 2025-03-26 session also takes JSON-RPC batches (a body
+  holding an array): 202 when the batch owes no response, else the responses as SSE events or one JSON array.
+  Every other revision removed batching and answers an array with 400 and a single -32600 error.
 
 Every request first passes the DNS-rebinding guard: ``Host`` and ``Origin`` must name an allowed host
 (localhost by default), otherwise a web page could reach a local server through a hostile DNS name.
@@ -25,9 +27,9 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_response
-from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for
+from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for, refuse_batch
 from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED
-from .._protocol.session import ClientRequestError, Session
+from .._protocol.session import ClientRequestError, Send, Session
 from .http_rules import DEFAULT_ALLOWED_HOSTS, decode_param_header, header_text, hostname, origin_hostname
 from .streams import EventStream, parse_event_id, sse_event
 
@@ -39,6 +41,8 @@ __all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
 logger = logging.getLogger("mcptools.http")
 
 Scope = MutableMapping[str, Any]
+# What a request (one response or none) or a batch (a list of them, or one error for the whole) comes to.
+Answer = dict[str, Any] | list[dict[str, Any]] | None
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 ASGISend = Callable[[Message], Awaitable[None]]
@@ -229,8 +233,9 @@ class StreamableHTTPApp:
             message = json.loads(body)
         except (ValueError, UnicodeDecodeError):
             raise _Reject(400, PARSE_ERROR, "Parse error: the body is not valid JSON") from None
-        if isinstance(message, list):
-            raise _Reject(400, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported")
+        if type(message) is list:
+            await self._post_batch(headers, message, sse_ok, send)
+            return
         kind = classify(message)
         if kind == "invalid":
             raise _Reject(400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", echo_id(message))
@@ -256,7 +261,28 @@ class StreamableHTTPApp:
         self._check_stateless_headers(headers, message, params)
         await self._answer_stateless(message, sse_ok, json_ok, send, receive)
 
-    def _check_legacy_version(self, headers: _Headers, message: dict[str, Any]) -> None:
+    async def _post_batch(self, headers: _Headers, messages: list[Any], sse_ok: bool, send: ASGISend) -> None:
+        entry = self._session_for(headers)
+        refusal = refuse_batch(messages, entry.session if entry is not None else Session())
+        if refusal is not None:
+            await _send_json(send, 400, refusal)
+            return
+        assert entry is not None
+        self._check_legacy_version(headers, None)
+        if not any(classify(m) in ("request", "invalid") for m in messages):
+            # Only notifications and responses: nothing is owed, and 2025-03-26 says 202 with no body.
+            await self.engine.handle_batch(messages, entry.session, _no_stream)
+            await _send_empty(send, 202)
+            return
+
+        async def answer(emit: Send, close_stream: Callable[[], Awaitable[None]]) -> Answer:
+            return await self.engine.handle_batch(
+                messages, entry.session, emit, close_stream=close_stream, deliver=emit if sse_ok else None
+            )
+
+        await self._answer_in_session(entry, answer, sse_ok, send)
+
+    def _check_legacy_version(self, headers: _Headers, message: object) -> None:
         version = headers.get("mcp-protocol-version")
         if version is not None and version.strip() not in SUPPORTED:
             raise _Reject(
@@ -373,12 +399,31 @@ class StreamableHTTPApp:
             await self.engine.handle(message, entry.session, _no_stream)
             await _send_empty(send, 202)
             return
+
+        async def answer(emit: Send, close_stream: Callable[[], Awaitable[None]]) -> Answer:
+            response = await self.engine.handle(message, entry.session, emit, close_stream=close_stream)
+            if response is not None and sse_ok:
+                await emit(response)
+            return response
+
+        await self._answer_in_session(entry, answer, sse_ok, send)
+
+    async def _answer_in_session(
+        self,
+        entry: _HTTPSession,
+        answer: Callable[[Send, Callable[[], Awaitable[None]]], Awaitable[Answer]],
+        sse_ok: bool,
+        send: ASGISend,
+    ) -> None:
+        """Run ``answer`` (one request, or a batch) on a session: over SSE, everything it emits (our
+        notifications and questions, then its responses) goes out as resumable events; a client that takes
+        only JSON gets its answer as one body once the work is done."""
         stream = EventStream()
         entry.streams[stream.id] = stream
-        final: list[dict[str, Any] | None] = []
+        final: list[Answer] = []
 
         async def emit(outgoing: dict[str, Any]) -> None:
-            if not sse_ok and "id" in outgoing:
+            if not sse_ok and "id" in outgoing and "method" in outgoing:
                 # A plain JSON answer has no room for our questions: fail them rather than wait forever.
                 raise ClientRequestError(-32603, "the client takes no event stream, so it cannot be asked anything")
             stream.push(outgoing)
@@ -388,10 +433,7 @@ class StreamableHTTPApp:
 
         async def run() -> None:
             try:
-                response = await self.engine.handle(message, entry.session, emit, close_stream=close_stream)
-                final.append(response)
-                if response is not None:
-                    stream.push(response)
+                final.append(await answer(emit, close_stream))
             finally:
                 stream.finish()
 
@@ -400,7 +442,8 @@ class StreamableHTTPApp:
         if not sse_ok:
             await asyncio.shield(task)
             entry.streams.pop(stream.id, None)
-            await _send_json(send, 200 if final and final[0] is not None else 202, final[0] if final else None)
+            body = final[0] if final else None
+            await _send_json(send, 200 if body is not None else 202, body)
             return
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
         if _supports_priming(entry.session.protocol_version):
@@ -507,9 +550,7 @@ async def _no_stream(message: dict[str, Any]) -> None:
     return None
 
 
-async def _send_json(
-    send: ASGISend, status: int, body: dict[str, Any] | None, extra: list[tuple[bytes, bytes]] | None = None
-) -> None:
+async def _send_json(send: ASGISend, status: int, body: Answer, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     if body is None:
         await _send_empty(send, 202 if status < 300 else status, extra)
         return

@@ -85,6 +85,10 @@ class MemoryClient:
     async def send_raw(self, message: object) -> dict[str, Any] | None:
         return await self.engine.handle(message, self.session, self._send)
 
+    async def send_batch(self, messages: list[Any]) -> list[dict[str, Any]] | dict[str, Any] | None:
+        """A JSON-RPC batch on the session (served only after ``initialize("2025-03-26")``)."""
+        return await self.engine.handle_batch(messages, self.session, self._send)
+
     async def initialize(self, protocol_version: str = LEGACY[0]) -> dict[str, Any] | None:
         """The 2025 handshake: ``initialize`` then ``notifications/initialized``."""
         response = await self.send_raw(

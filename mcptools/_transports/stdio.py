@@ -7,6 +7,10 @@ finish.
 
 Requests are served concurrently: a tool waiting for the client's answer to an elicitation must not stop the
 reader from receiving that answer.
+
+A line holding a JSON array is a JSON-RPC batch. Sessions initialized at 2025-03-26 get the batch served and
+one line back holding the array of responses (no line when none are owed); every other revision removed
+batching, so there the line gets a single -32600 error.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ async def serve_stdio_async(
     write_lock = asyncio.Lock()
     running: set[asyncio.Task[None]] = set()
 
-    async def write(message: dict[str, Any]) -> None:
+    async def write(message: dict[str, Any] | list[dict[str, Any]]) -> None:
         data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
         async with write_lock:
             await loop.run_in_executor(None, _write_all, writer, data)
@@ -71,6 +75,11 @@ async def serve_stdio_async(
         response = await engine.handle(message, session, write)
         if response is not None:
             await write(response)
+
+    async def serve_batch(messages: list[Any]) -> None:
+        responses = await engine.handle_batch(messages, session, write)
+        if responses is not None:
+            await write(responses)
 
     while True:
         line = await loop.run_in_executor(None, _read_line, reader)
@@ -89,7 +98,7 @@ async def serve_stdio_async(
             # A client's answer to one of our requests: deliver it now, a waiting tool depends on it.
             await engine.handle(message, session, write)
             continue
-        task = asyncio.ensure_future(serve_one(message))
+        task = asyncio.ensure_future(serve_batch(message) if type(message) is list else serve_one(message))
         running.add(task)
         task.add_done_callback(running.discard)
     # No more input means no answers to our questions: those fail, and calls that need none finish normally.
