@@ -308,7 +308,7 @@ def test_cache_sees_a_schema_mutated_in_place() -> None:
 
 
 def test_cache_is_keyed_by_value_when_ids_are_reused() -> None:
-    for kind in ["string", "integer", "boolean", "null"] * 50:
+    for kind in ["string", "integer", "boolean", "null"] * 10:
         schema = {"type": kind}
         assert validate(None, schema) == ([] if kind == "null" else [f"value must be {kind}"])
         del schema
