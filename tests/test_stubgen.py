@@ -382,6 +382,18 @@ def test_identical_definitions_are_shared_and_different_ones_are_not(tmp_module_
     assert set(hints(module, "Point2")) == {"label"}
 
 
+def test_equal_inline_objects_in_one_tool_share_a_class(tmp_module_dir: Path) -> None:
+    # The derivation inlines a dataclass each time it is used: one signature, one class per shape.
+    point = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}
+    other = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    properties = {"a": point, "b": {"type": "array", "items": dict(point)}, "c": other}
+    module = load(generate_stubs([tool("shapes", properties)], source="test"), tmp_module_dir)
+    found = hints(module, "ShapesArguments")
+    assert found["a"] == NotRequired[module.ShapesArgumentsA]
+    assert found["b"] == NotRequired[types.GenericAlias(list, (module.ShapesArgumentsA,))]
+    assert found["c"] == NotRequired[module.ShapesArgumentsC]
+
+
 # --- names ------------------------------------------------------------------------------------------------
 
 

@@ -135,7 +135,7 @@ class RootType:
 class _Document:
     """One root schema: what ``#...`` references resolve against, and the names given to its pointers."""
 
-    __slots__ = ("classes", "named", "root")
+    __slots__ = ("classes", "named", "root", "same_content")
 
     def __init__(self, root: object) -> None:
         self.root = root
@@ -144,6 +144,10 @@ class _Document:
         # zod-to-json-schema writes for a reused schema) finds the class its inline twin got. The object is
         # kept alongside so its id cannot be reused.
         self.classes: dict[int, tuple[object, PyType]] = {}
+        # Inline objects by content: a dataclass used twice in one signature is inlined twice by the
+        # derivation, and should still be one class. (References resolve within one document, so equal
+        # JSON here means equal types.)
+        self.same_content: dict[str, PyType] = {}
 
 
 def _resolve_pointer(root: object, pointer: str) -> object | None:
@@ -529,9 +533,13 @@ class SchemaTranslator:
 
     def _object(self, schema: Mapping[str, Any], document: _Document, hint: str, *, claim: str | None) -> PyType:
         """A TypedDict for an object with properties; its notes go into its own docstring."""
+        content = json.dumps(schema, sort_keys=True, default=repr)
+        if claim is None and content in document.same_content:
+            return document.same_content[content]
         name = claim if claim is not None else self._names.allocate(hint)
         named = Name(name, generated=True)
         document.classes[id(schema)] = (schema, named)
+        document.same_content.setdefault(content, named)
         properties = schema.get("properties")
         properties = properties if isinstance(properties, Mapping) else {}
         raw_required = schema.get("required")
