@@ -442,6 +442,7 @@ def test_property_names_that_are_not_identifiers_use_the_functional_syntax(tmp_m
         source="test",
     )
     assert 'OddArguments = TypedDict(\n    "OddArguments",' in text
+    assert "build the arguments as a OddArguments and pass them as ``**arguments``" in " ".join(text.split())
     module = load(text, tmp_module_dir)
     assert hints(module, "OddArguments") == {"from": str, "a-b": NotRequired[int], "__x": NotRequired[bool]}
 

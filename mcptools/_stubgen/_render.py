@@ -286,6 +286,11 @@ def _method_doc(tool: _Tool, classes: Mapping[str, ClassDef]) -> str:
         parts.append(tool.description)
     parts.append(f"Calls the tool {json_text(tool.name)}.")
     argument_class = classes.get(tool.arguments.name)
+    if argument_class is not None and not all(is_plain_identifier(item.key) for item in argument_class.fields):
+        parts.append(
+            "Some argument names are not Python identifiers: build the arguments as a "
+            f"{tool.arguments.name} and pass them as ``**arguments``."
+        )
     documented = [item for item in argument_class.fields if item.doc] if argument_class is not None else []
     if documented:
         entries = []
