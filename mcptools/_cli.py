@@ -3,6 +3,7 @@
     mcptools list TARGET
     mcptools call TARGET TOOL [ARGUMENTS_JSON]
     mcptools serve TARGET [--http] [--host H] [--port P]
+    mcptools stubgen TARGET [-o FILE] | mcptools stubgen --url URL [-o FILE]
 
 TARGET is a Python file (``examples/weather.py``), a module (``app.tools``), or either followed by
 ``:attribute`` to name one registry when the module holds several.
@@ -22,6 +23,7 @@ from typing import Any
 
 from ._errors import ToolDefinitionError
 from ._registry import ToolRegistry
+from ._stubgen import add_stubgen_arguments, run_stubgen
 from ._transports import add_serve_arguments, run_serve
 
 __all__ = ["TargetError", "load_registry", "main"]
@@ -124,7 +126,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mcptools", description="Typed MCP tools: list, call and serve them.")
+    parser = argparse.ArgumentParser(prog="mcptools", description="Typed MCP tools: list, call, serve, stubgen.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     listing = commands.add_parser("list", help="print the tools/list result of a registry as JSON")
     listing.add_argument("target", metavar="TARGET", help="file.py, package.module, or either with :attribute")
@@ -137,6 +139,9 @@ def _parser() -> argparse.ArgumentParser:
     serving = commands.add_parser("serve", help="serve the tools over MCP (stdio, or --http)")
     add_serve_arguments(serving)
     serving.set_defaults(run=_serve)
+    stubbing = commands.add_parser("stubgen", help="write typed Python stubs (TypedDicts, typed clients) for tools")
+    add_stubgen_arguments(stubbing)
+    stubbing.set_defaults(run=run_stubgen)
     return parser
 
 

@@ -78,3 +78,12 @@ def test_module_attribute_target(tmp_path: Path) -> None:
     named = run("list", f"{tmp_path / 'two_servers.py'}:b")
     assert named.returncode == 0, named.stderr
     assert [t["name"] for t in json.loads(named.stdout)["tools"]] == ["only_b"]
+
+
+def test_stubgen_writes_a_module_that_matches_the_committed_stub(tmp_path: Path) -> None:
+    out = tmp_path / "weather_tools.py"
+    done = run("stubgen", "examples/weather.py", "-o", str(out), "--line-length", "120")
+    assert done.returncode == 0, done.stderr
+    assert out.read_text() == (ROOT / "stubs" / "weather_tools.py").read_text()
+    stale = run("stubgen", WEATHER, "-o", str(ROOT / "stubs" / "everything_server_tools.py"), "--check")
+    assert stale.returncode == 1
