@@ -165,3 +165,39 @@ def test_tool_shaped_schemas_agree(properties: Any, required: list[str], closed:
     assert len(top_level) == len(set(top_level))
     order = list(arguments)
     assert top_level == sorted(top_level, key=order.index)
+
+
+def _per_location(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.builds(
+            lambda props, required, closed: {
+                "type": "object",
+                "properties": props,
+                "required": required,
+                **({"additionalProperties": False} if closed else {}),
+            },
+            st.dictionaries(st.sampled_from(NAMES), inner, max_size=3),
+            st.lists(st.sampled_from(NAMES), max_size=2, unique=True),
+            st.booleans(),
+        ),
+        st.builds(lambda s: {"type": "array", "items": s}, inner),
+        st.builds(lambda a, b: {"prefixItems": [a], "items": b}, inner, inner),
+        st.builds(lambda a, b: {"anyOf": [a, b]}, inner, inner),
+        st.builds(lambda a, b: {"oneOf": [a, b]}, inner, inner),
+        st.builds(lambda s: {"additionalProperties": s}, inner),
+    )
+
+
+per_location_schemas = st.recursive(leaf_schemas, _per_location, max_leaves=6)
+
+
+@FUZZ
+@given(per_location_schemas, json_values)
+def test_generated_errors_path_and_collectors_say_the_same(schema: Any, instance: Any) -> None:
+    """Tool-shaped schemas get generated error code; wrapped in allOf they go through the collectors instead.
+
+    Both must produce the same messages in the same order.
+    """
+    generated = compile_schema(schema).errors(instance)
+    collected = compile_schema({"allOf": [schema]}).errors(instance)
+    assert generated == collected, (schema, instance)

@@ -25,10 +25,11 @@ __all__ = ["ErrorGenerator", "is_simple"]
 # Up to this many properties, the checks of a value are inlined in an if-chain on its name; above, a dict
 # dispatches to one function per property.
 _MAX_CHAIN = 10
-_CHILD_PATH = '(p + "." + {0} if p else {0})'
-_PROPERTY_PATH = _CHILD_PATH.format("str(k)")
-_NOUN = """("item '" if p[0] == "[" else "property '")"""
-_ITEM_PATH = 'p + "[" + str(i) + "]"'
+_MAX_INLINE_DEPTH = 6
+# Source templates over generated names only: the child location, the noun of a location, an item's location.
+_CHILD_PATH = '({0} + "." + {1} if {0} else {1})'
+_NOUN = """("item '" if {0}[0] == "[" else "property '")"""
+_ITEM_PATH = '{0} + "[" + str({1}) + "]"'
 
 
 def _reached(spec: Spec) -> list[Located]:
@@ -185,23 +186,6 @@ class ErrorGenerator:
             self._write(name, self.specs.spec(node))
         return entry
 
-    def _write(self, name: str, spec: Spec) -> None:
-        out = self.gen.lines
-        out.append(f"def {name}(x, p, out):")
-        known, stops, chain = self._checks(spec, "x")
-        for condition, words in stops:
-            out.append(f"    if not {condition}:\n        out.append(SUBJ(p) + {words})\n        return")
-        keyword = "if"
-        for condition, words in chain:
-            out.append(f"    {keyword} {condition}:\n        out.append(SUBJ(p) + {words})")
-            keyword = "elif"
-        if spec.any_of or spec.one_of:
-            condition, statement = self._choice(spec, "x", "p")
-            out.append(f"    {keyword} {condition}:\n        {statement}")
-        self._write_object(spec, known)
-        self._write_array(spec, known)
-        out.append("    return")
-
     def _checks(self, spec: Spec, var: str) -> tuple[str | None, list[tuple[str, str]], list[tuple[str, str]]]:
         """(known type, checks that end the location: type/enum/const, checks reported first-failure only)."""
         gen = self.gen
@@ -232,27 +216,6 @@ class ErrorGenerator:
                 or (spec.items is not None and spec.items.schema is not True)
             )
         )
-
-    def _write_leaf(self, spec: Spec, var: str, key: str, pad: str) -> None:
-        """Inline checks of a scalar-like property value ``var`` (named by constant ``key``) of object ``x``."""
-        gen, out = self.gen, self.gen.lines
-        _, stops, chain = self._checks(spec, var)
-        conditions = [(f"not {condition}", words) for condition, words in stops] + chain
-        name = gen.namespace[key]
-        keyword = "if"
-        for condition, words in conditions:
-            # At the root (p == ()) the whole message is a constant; deeper, the path is rendered.
-            whole = gen.constant(f"property '{name}'" + gen.namespace[words], "W")
-            tail = gen.constant(f".{name}'" + gen.namespace[words], "W")
-            message = f"{whole} if not p else {_NOUN} + p + {tail}"
-            out.append(f"{pad}{keyword} {condition}:\n{pad}    out.append({message})")
-            keyword = "elif"
-        if spec.any_of or spec.one_of:
-            condition, statement = self._choice(spec, var, _CHILD_PATH.format(key))
-            out.append(f"{pad}{keyword} {condition}:\n{pad}    {statement}")
-            keyword = "elif"
-        if keyword == "if":
-            out.append(f"{pad}pass")
 
     def _location_checks(self, spec: Spec, known: str | None, var: str) -> list[tuple[str, str]]:
         gen = self.gen
@@ -328,68 +291,161 @@ class ErrorGenerator:
             return f"({count}) != 1", f"{choice}({var}, {path}, out, {count})"
         return f"not ({' or '.join(f'{check}({var})' for check in checks)})", f"{choice}({var}, {path}, out, 0)"
 
-    def _write_object(self, spec: Spec, known: str | None) -> None:
+    def _write(self, name: str, spec: Spec) -> None:
+        self.gen.lines.append(f"def {name}(x, p, out):")
+        self._emit_value(spec, "x", "p", "    ", (node_key(spec.node),))
+        self.gen.lines.append("    return")
+
+    def _resolve(self, node: Located) -> Located:
+        """Follow references that are all a schema holds (``{"$ref": ...}``), as derived schemas nest."""
+        for _ in range(32):
+            spec = self.specs.spec(node)
+            if spec.ref is None or spec.boolean is not None or _has_own_checks(spec):
+                break
+            node = spec.ref
+        return node
+
+    def _emit_value(self, spec: Spec, var: str, path: str, pad: str, stack: tuple[Any, ...]) -> None:
+        """Append the messages for value ``var`` at the location whose rendered text is in variable ``path``."""
+        out = self.gen.lines
+        known, stops, chain = self._checks(spec, var)
+        keyword = "if"
+        for condition, words in stops:
+            out.append(f"{pad}{keyword} not {condition}:\n{pad}    out.append(SUBJ({path}) + {words})")
+            keyword = "elif"
+        if keyword == "elif":
+            # A wrong type, enum or const ends this location: nothing below it is worth reporting.
+            out.append(f"{pad}else:")
+            pad += "    "
+        keyword = "if"
+        for condition, words in chain:
+            out.append(f"{pad}{keyword} {condition}:\n{pad}    out.append(SUBJ({path}) + {words})")
+            keyword = "elif"
+        if spec.any_of or spec.one_of:
+            condition, statement = self._choice(spec, var, path)
+            out.append(f"{pad}{keyword} {condition}:\n{pad}    {statement}")
+        self._emit_object(spec, var, path, pad, known, stack)
+        self._emit_array(spec, var, path, pad, known, stack)
+        out.append(f"{pad}pass")
+
+    def _emit_child(
+        self, node: Located, var: str, path: str, pad: str, stack: tuple[Any, ...], child_path: str, leaf_message: Any
+    ) -> None:
+        """A property's or item's value: inline when small and not recursive, else a call to its function."""
+        out = self.gen.lines
+        node = self._resolve(node)
+        spec = self.specs.spec(node)
+        if spec.boolean is not None:
+            out.append(f"{pad}{'pass' if spec.boolean else f'NOT_ALLOWED({var}, {child_path}, out)'}")
+        elif self._is_leaf(spec):
+            self._write_leaf(spec, var, pad, leaf_message, child_path)
+        elif node_key(node) not in stack and len(stack) < _MAX_INLINE_DEPTH:
+            location = self.gen.temp("q")
+            out.append(f"{pad}{location} = {child_path}")
+            self._emit_value(spec, var, location, pad, (*stack, node_key(node)))
+        else:
+            out.append(f"{pad}{self.function(node)}({var}, {child_path}, out)")
+
+    def _write_leaf(self, spec: Spec, var: str, pad: str, message: Any, child_path: str) -> None:
+        """Inline checks of a scalar-like value, one if/elif chain (at most one message)."""
+        out = self.gen.lines
+        _, stops, chain = self._checks(spec, var)
+        conditions = [(f"not {condition}", words) for condition, words in stops] + chain
+        keyword = "if"
+        for condition, words in conditions:
+            out.append(f"{pad}{keyword} {condition}:\n{pad}    out.append({message(words)})")
+            keyword = "elif"
+        if spec.any_of or spec.one_of:
+            condition, statement = self._choice(spec, var, child_path)
+            out.append(f"{pad}{keyword} {condition}:\n{pad}    {statement}")
+            keyword = "elif"
+        if keyword == "if":
+            out.append(f"{pad}pass")
+
+    def _property_message(self, name: str, key: str, path: str) -> Any:
+        gen = self.gen
+
+        def message(words: str) -> str:
+            # At the root the whole message is a constant; deeper, the path is rendered.
+            whole = gen.constant(f"property '{name}'" + gen.namespace[words], "W")
+            tail = gen.constant(f".{name}'" + gen.namespace[words], "W")
+            noun = _NOUN.format(path)
+            return f"{whole} if not {path} else {noun} + {path} + {tail}"
+
+        return message
+
+    def _emit_object(
+        self, spec: Spec, var: str, path: str, pad: str, known: str | None, stack: tuple[Any, ...]
+    ) -> None:
         if not (spec.required or spec.properties or spec.additional is not None):
             return
         gen, out = self.gen, self.gen.lines
-        pad = "    "
         if known != "object":
-            out.append(f"    if {type_test('object', 'x')}:")
-            pad = "        "
+            out.append(f"{pad}if {type_test('object', var)}:")
+            pad += "    "
         for required in spec.required:
             key = gen.constant(required, "K")
-            out.append(f"{pad}if {key} not in x: out.append(MISSING(p, {key}))")
+            out.append(f"{pad}if {key} not in {var}: out.append(MISSING({path}, {key}))")
         if not spec.properties and spec.additional is None:
             return
-        out.append(f"{pad}for k, v in x.items():")
+        name_var, value = gen.temp("k"), gen.temp("v")
+        out.append(f"{pad}for {name_var}, {value} in {var}.items():")
+        inner = pad + "    "
+        dynamic_path = _CHILD_PATH.format(path, f"str({name_var})")
         if len(spec.properties) <= _MAX_CHAIN:
             keyword = "if"
             for name, child in spec.properties:
                 key = gen.constant(name, "K")
-                out.append(f"{pad}    {keyword} k == {key}:")
+                out.append(f"{inner}{keyword} {name_var} == {key}:")
                 keyword = "elif"
-                child_spec = self.specs.spec(child)
-                if self._is_leaf(child_spec):
-                    self._write_leaf(child_spec, "v", key, pad + "        ")
-                else:
-                    out.append(f"{pad}        {self.function(child)}(v, {_PROPERTY_PATH}, out)")
+                child_path = _CHILD_PATH.format(path, key)
+                message = self._property_message(name, key, path)
+                self._emit_child(child, value, path, inner + "    ", stack, child_path, message)
             if not spec.properties:
-                out.append(f"{pad}    if False:\n{pad}        pass")
+                out.append(f"{inner}if False:\n{inner}    pass")
         else:
             table = {name: self.function(child) for name, child in spec.properties}
             dispatch = gen.constant(table, "D", key=("dispatch", id(spec)))
             gen.namespace.setdefault("_dispatch", []).append(table)
-            out.append(f"{pad}    f = {dispatch}.get(k)")
-            out.append(f"{pad}    if f is not None:\n{pad}        f(v, {_PROPERTY_PATH}, out)")
+            function = gen.temp("f")
+            out.append(f"{inner}{function} = {dispatch}.get({name_var})")
+            out.append(f"{inner}if {function} is not None:\n{inner}    {function}({value}, {dynamic_path}, out)")
         if spec.additional is not None and spec.additional.schema is False:
             if self.hints and spec.properties:
                 declared = [name for name, _ in spec.properties]
                 hint = gen.constant(_hinter(declared), "HINT", key=("hint", id(spec)))
-                out.append(f"{pad}    else:\n{pad}        out.append({hint}(p, k, x))")
+                out.append(f"{inner}else:\n{inner}    out.append({hint}({path}, {name_var}, {var}))")
             else:
-                out.append(f"{pad}    else:\n{pad}        out.append(UNEXPECTED(p, k))")
+                out.append(f"{inner}else:\n{inner}    out.append(UNEXPECTED({path}, {name_var}))")
         elif spec.additional is not None and spec.additional.schema is not True:
-            out.append(f"{pad}    else:\n{pad}        {self.function(spec.additional)}(v, {_PROPERTY_PATH}, out)")
+            out.append(f"{inner}else:")
+            message = self._subject_message(dynamic_path)
+            self._emit_child(spec.additional, value, path, inner + "    ", stack, dynamic_path, message)
 
-    def _write_array(self, spec: Spec, known: str | None) -> None:
+    def _subject_message(self, location: str) -> Any:
+        return lambda words: f"SUBJ({location}) + {words}"
+
+    def _emit_array(self, spec: Spec, var: str, path: str, pad: str, known: str | None, stack: tuple[Any, ...]) -> None:
         if not (spec.prefix_items or (spec.items is not None and spec.items.schema is not True)):
             return
         out = self.gen.lines
-        pad = "    "
         if known != "array":
-            out.append(f"    if {type_test('array', 'x')}:")
-            pad = "        "
-        prefix = [self.function(child) for child in spec.prefix_items]
-        rest = self.function(spec.items) if spec.items is not None else None
-        out.append(f"{pad}for i, v in enumerate(x):")
-        for index, function in enumerate(prefix):
-            keyword = "if" if index == 0 else "elif"
-            out.append(f"{pad}    {keyword} i == {index}:\n{pad}        {function}(v, {_ITEM_PATH}, out)")
-        if rest is not None:
-            if prefix:
-                out.append(f"{pad}    else:\n{pad}        {rest}(v, {_ITEM_PATH}, out)")
+            out.append(f"{pad}if {type_test('array', var)}:")
+            pad += "    "
+        index, value = self.gen.temp("i"), self.gen.temp("v")
+        location = _ITEM_PATH.format(path, index)
+        message = self._subject_message(location)
+        out.append(f"{pad}for {index}, {value} in enumerate({var}):")
+        inner = pad + "    "
+        for position, child in enumerate(spec.prefix_items):
+            out.append(f"{inner}{'if' if position == 0 else 'elif'} {index} == {position}:")
+            self._emit_child(child, value, path, inner + "    ", stack, location, message)
+        if spec.items is not None:
+            if spec.prefix_items:
+                out.append(f"{inner}else:")
+                self._emit_child(spec.items, value, path, inner + "    ", stack, location, message)
             else:
-                out.append(f"{pad}    {rest}(v, {_ITEM_PATH}, out)")
+                self._emit_child(spec.items, value, path, inner, stack, location, message)
 
 
 def link_dispatch(namespace: dict[str, Any]) -> None:
