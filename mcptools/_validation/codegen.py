@@ -32,6 +32,7 @@ _TYPE_TESTS = {
     "object": "(type({0}) is dict or isinstance({0}, dict))",
     "array": "(type({0}) is list or isinstance({0}, (list, tuple)))",
 }
+_TYPE_ONLY_KEYWORDS = frozenset({"type", "title", "description", "$comment", "examples", "default", "deprecated"})
 _MAX_INLINE_INDENT = 24
 _MAX_INLINE_LOOPS = 8
 
@@ -101,6 +102,14 @@ class Generator:
             name = self._functions[key] = f"{mode}{self._counter}"
             self._queue.append((name, node, mode))
         return name
+
+    def test(self, node: Located, var: str, base: str) -> str:
+        """An expression: does ``var`` pass ``node``? Inline for a bare type (``Optional[X]``'s null), else a call."""
+        schema = node.schema
+        if isinstance(schema, dict) and set(schema) <= _TYPE_ONLY_KEYWORDS and self.specs.spec(node).types:
+            kinds = self.specs.spec(node).types or []
+            return "(" + " or ".join(type_test(kind, var) for kind in kinds) + ")"
+        return self.call(node, "v", var, base)
 
     def call(self, node: Located, mode: str, var: str, base: str) -> str:
         name = self.function(node, mode)
@@ -229,7 +238,7 @@ class Generator:
             self._emit_applied(branch, var, fail, ev, pad + "    ", base)
         if spec.any_of:
             if ev is None:
-                calls = " or ".join(self.call(branch, "v", var, base) for branch in spec.any_of)
+                calls = " or ".join(self.test(branch, var, base) for branch in spec.any_of)
                 out.append(f"{pad}if not ({calls}): {fail}")
             else:
                 ok = self.temp("ok")

@@ -280,16 +280,17 @@ class ErrorGenerator:
         gen = self.gen
         branches = spec.any_of or spec.one_of
         exactly = not spec.any_of
-        checks = [gen.function(branch, "v") for branch in branches]
+        base = spec.node.base
+        tests = [gen.test(branch, var, base) for branch in branches]
         explain = [self.function(branch) for branch in branches]
         gates = [_type_gate(self.specs, branch) for branch in branches]
         names = ", ".join(describe_schema(branch.schema) for branch in branches)
         words = f" must match {'exactly' if exactly else 'at least'} one of: {names}"
         choice = gen.constant(_choice_explainer(explain, gates, words, gen.namespace), "CHOICE", key=id(spec))
         if exactly:
-            count = " + ".join(f"{check}({var})" for check in checks)
+            count = " + ".join(f"bool({test})" for test in tests)
             return f"({count}) != 1", f"{choice}({var}, {path}, out, {count})"
-        return f"not ({' or '.join(f'{check}({var})' for check in checks)})", f"{choice}({var}, {path}, out, 0)"
+        return f"not ({' or '.join(tests)})", f"{choice}({var}, {path}, out, 0)"
 
     def _write(self, name: str, spec: Spec) -> None:
         self.gen.lines.append(f"def {name}(x, p, out):")
