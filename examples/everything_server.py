@@ -395,6 +395,7 @@ def json_schema_2020_12_tool(
             "region": {"type": "string", "x-mcp-header": "Region", "description": "Where to look"}
         },
         "required": ["region"],
+        "additionalProperties": False,
     }
 )
 def test_header_param(region: str) -> str:

@@ -47,6 +47,7 @@ def make_registry() -> ToolRegistry:
             "type": "object",
             "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
             "required": ["region"],
+            "additionalProperties": False,
         }
     )
     def regional(region: str) -> str:
@@ -165,14 +166,59 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
         ("localhost.evil.com", None, 403),
         ("127.0.0.1:notaport", None, 403),
         ("", None, 403),
+        (None, None, 403),
+        ("LOCALHOST:8000", "HTTP://LOCALHOST:8000", 200),
+        ("[::1]", None, 200),
+        ("[::1]:8000", "http://[::1]:5173", 200),
+        ("::1", None, 403),  # an IPv6 literal must be in brackets in Host
+        ("[::1", None, 403),
+        ("[::2]:8000", None, 403),
+        ("[::1]:8000", "http://[::2]:8000", 403),
+        ("localhost", "null", 403),  # sandboxed pages and files
+        ("localhost", "file://localhost", 403),
+        ("localhost", "http://localhost@evil.example.com", 403),
+        ("localhost", "http://evil.example.com#localhost", 403),
+        ("localhost", "http://127.0.0.1.evil.example.com", 403),
     ],
 )
-def test_dns_rebinding_guard(app: StreamableHTTPApp, host: str, origin: str | None, status: int) -> None:
-    headers = stateless_headers("tools/list", host=host)
+def test_dns_rebinding_guard(app: StreamableHTTPApp, host: str | None, origin: str | None, status: int) -> None:
+    headers = stateless_headers("tools/list")
+    headers["host"] = host  # type: ignore[assignment]  # None: the request carries no Host at all
     if origin is not None:
         headers["origin"] = origin
     reply = run(call(app, body=request("tools/list"), headers=headers))
     assert reply.status == status
+
+
+@pytest.mark.parametrize(
+    ("allowed", "host", "origin", "status"),
+    [
+        (["mcp.example.com:8443"], "mcp.example.com:8443", "https://mcp.example.com:8443", 200),
+        (["mcp.example.com:8443"], "mcp.example.com:9000", None, 403),
+        (["mcp.example.com:8443"], "mcp.example.com", None, 403),  # port 80 implied
+        (["mcp.example.com:80"], "mcp.example.com", "http://mcp.example.com", 200),
+        (["mcp.example.com:443"], "mcp.example.com", "https://mcp.example.com", 403),  # plain-http request
+        (["https://app.example.com", "mcp.example.com"], "mcp.example.com", "https://app.example.com", 200),
+        (["MCP.Example.com"], "mcp.example.COM:1", "http://MCP.example.com:2", 200),
+        (["::1"], "[::1]:8000", "http://[::1]:3000", 200),
+        (["10.0.0.7"], "10.0.0.7:8000", None, 200),
+        (["10.0.0.7"], "localhost:8000", None, 403),  # an explicit list replaces the default
+    ],
+)
+def test_allow_list_entries_with_ports_ipv6_and_origins(
+    allowed: list[str], host: str, origin: str | None, status: int
+) -> None:
+    custom = StreamableHTTPApp(make_registry(), allowed_hosts=allowed)
+    headers = stateless_headers("tools/list", host=host)
+    if origin is not None:
+        headers["origin"] = origin
+    assert run(call(custom, body=request("tools/list"), headers=headers)).status == status
+
+
+@pytest.mark.parametrize("entry", ["http://", "mcp.example.com:port", "[::1", "ftp://x.example"])
+def test_allow_list_entries_that_name_no_host_are_definition_errors(entry: str) -> None:
+    with pytest.raises(ValueError, match="allowed host"):
+        StreamableHTTPApp(make_registry(), allowed_hosts=[entry])
 
 
 def test_allow_list_adds_hosts_and_star_disables_the_guard() -> None:
@@ -497,3 +543,54 @@ def test_batches_refused_whole_with_400_and_one_error(
     error = reply.json()
     assert error["id"] is None and error["error"]["code"] == -32600
     assert words in error["error"]["message"]
+
+
+def test_serve_allows_the_address_it_listens_on_and_refuses_bad_allow_host_entries(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mcptools._transports import _allowed_hosts, serve_main
+
+    assert _allowed_hosts(["mcp.example.com"], "192.168.1.5") == [
+        "localhost",
+        "127.0.0.1",
+        "[::1]",
+        "mcp.example.com",
+        "192.168.1.5",
+    ]
+    assert _allowed_hosts(None, "0.0.0.0") == ["localhost", "127.0.0.1", "[::1]"]
+    assert _allowed_hosts(None, "::") == ["localhost", "127.0.0.1", "[::1]"]
+    target = tmp_path / "tools.py"
+    target.write_text("from mcptools import ToolRegistry\nregistry = ToolRegistry('t')\n")
+    assert serve_main([str(target), "--http", "--allow-host", "http://"]) == 2
+    assert "--allow-host" in capsys.readouterr().err
+
+
+def test_notifications_cancelled_stops_a_call_on_a_session_stream() -> None:
+    registry = ToolRegistry("cancel-http")
+    seen: list[bool] = []
+
+    @registry.tool
+    async def sleepy(ctx: Context) -> str:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            seen.append(ctx.cancelled)
+            raise
+        return "woke"
+
+    app = StreamableHTTPApp(registry)
+    sid = {"mcp-session-id": initialize(app, "2025-06-18")}
+
+    async def scenario() -> tuple[Reply, Reply]:
+        body = {"jsonrpc": "2.0", "id": "long", "method": "tools/call", "params": {"name": "sleepy"}}
+        streaming = asyncio.ensure_future(call(app, body=body, headers=sid))
+        while not seen and not app._sessions[sid["mcp-session-id"]].session._running:
+            await asyncio.sleep(0.005)
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "long"}}
+        accepted = await call(app, body=cancel, headers=sid)
+        return await streaming, accepted
+
+    streamed, accepted = run(scenario())
+    assert accepted.status == 202
+    assert streamed.status == 200 and streamed.messages() == []  # no response for a cancelled request
+    assert seen == [True]

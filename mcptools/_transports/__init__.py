@@ -18,6 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from .asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
+from .http_rules import HostRules
 from .memory import MemoryClient
 from .stdio import serve_stdio, serve_stdio_async
 
@@ -61,8 +62,17 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stateless", action="store_true", help="refuse 2025 sessions (implied by --workers > 1)")
 
 
-def _allowed_hosts(extra: list[str] | None) -> list[str]:
-    return [*DEFAULT_ALLOWED_HOSTS, *(extra or [])]
+# Binding to every interface names no host a client would use, so it adds nothing to the allow-list.
+_WILDCARD_BINDS: Final = frozenset({"0.0.0.0", "::", "[::]", ""})
+
+
+def _allowed_hosts(extra: list[str] | None, bound: str = "") -> list[str]:
+    """localhost, the address the server listens on (a client reaching it by that address is no rebinding:
+    a hostile DNS name would show in Host), and the names given with ``--allow-host``."""
+    hosts = [*DEFAULT_ALLOWED_HOSTS, *(extra or [])]
+    if bound.strip() not in _WILDCARD_BINDS:
+        hosts.append(bound.strip())
+    return hosts
 
 
 def app_from_environment() -> StreamableHTTPApp:
@@ -84,7 +94,12 @@ def _serve_http(registry: ToolRegistry, args: argparse.Namespace) -> int:
     except ImportError:
         sys.stderr.write("mcptools: serving HTTP needs uvicorn: pip install 'mcptools[http]'\n")
         return 2
-    hosts = _allowed_hosts(args.allow_host)
+    hosts = _allowed_hosts(args.allow_host, args.host)
+    try:
+        HostRules(hosts)
+    except ValueError as exc:
+        sys.stderr.write(f"mcptools: --allow-host: {exc}\n")
+        return 2
     stateless = args.stateless or args.workers > 1
     sys.stderr.write(f"mcptools: serving {registry.name!r} on http://{args.host}:{args.port}/mcp\n")
     if args.workers > 1:

@@ -30,7 +30,7 @@ from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_re
 from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for, refuse_batch
 from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED
 from .._protocol.session import ClientRequestError, Send, Session
-from .http_rules import DEFAULT_ALLOWED_HOSTS, decode_param_header, header_text, hostname, origin_hostname
+from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, decode_param_header, header_text
 from .streams import EventStream, parse_event_id, sse_event
 
 if TYPE_CHECKING:
@@ -79,9 +79,8 @@ class StreamableHTTPApp:
     __slots__ = (
         "_header_params",
         "_sessions",
-        "allowed_hosts",
-        "allowed_origins",
         "engine",
+        "host_rules",
         "max_body_bytes",
         "max_sessions",
         "path",
@@ -108,11 +107,7 @@ class StreamableHTTPApp:
         self.path = path
         hosts = tuple(allowed_hosts) if allowed_hosts is not None else DEFAULT_ALLOWED_HOSTS
         # ``*`` switches the guard off, for servers behind a proxy that checks hosts itself.
-        self.allowed_hosts = frozenset(h.lower() for h in hosts)
-        self.allowed_origins = frozenset(
-            (origin_hostname(o) or o.lower()) if "://" in o else o.lower()
-            for o in (allowed_origins if allowed_origins is not None else hosts)
-        )
+        self.host_rules = HostRules(hosts, allowed_origins)
         self.max_body_bytes = max_body_bytes
         self.stateless_only = stateless_only
         self.retry_ms = retry_ms
@@ -133,7 +128,7 @@ class StreamableHTTPApp:
         try:
             if scope.get("path") != self.path:
                 raise _Reject(404, INVALID_REQUEST, f"Not Found: the MCP endpoint is {self.path}")
-            self._check_host(headers)
+            self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
             method = scope.get("method", "GET")
             if method == "POST":
                 await self._post(headers, receive, send)
@@ -162,18 +157,10 @@ class StreamableHTTPApp:
 
     # -- guards ----------------------------------------------------------------------------------------
 
-    def _check_host(self, headers: _Headers) -> None:
-        if "*" in self.allowed_hosts:
-            return
-        host = headers.get("host")
-        if host is None or hostname(host) not in self.allowed_hosts:
+    def _check_host(self, headers: _Headers, default_port: str) -> None:
+        if not self.host_rules.host_allowed(headers.get("host"), default_port):
             raise _Reject(403, INVALID_REQUEST, "Forbidden: Host header is not allowed")
-        origin = headers.get("origin")
-        if (
-            origin is not None
-            and "*" not in self.allowed_origins
-            and origin_hostname(origin) not in self.allowed_origins
-        ):
+        if not self.host_rules.origin_allowed(headers.get("origin")):
             raise _Reject(403, INVALID_REQUEST, "Forbidden: Origin header is not allowed")
 
     async def _read_body(self, headers: _Headers, receive: Receive) -> bytes:

@@ -11,17 +11,30 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Final
+from collections.abc import Iterable
+from typing import Final, final
 from urllib.parse import urlsplit
 
-__all__ = ["DEFAULT_ALLOWED_HOSTS", "decode_param_header", "header_text", "hostname", "origin_hostname"]
+__all__ = [
+    "DEFAULT_ALLOWED_HOSTS",
+    "HostRules",
+    "allow_list_entry",
+    "decode_param_header",
+    "header_text",
+    "hostname",
+    "origin_hostname",
+    "split_host",
+    "split_origin",
+]
 
 DEFAULT_ALLOWED_HOSTS: Final = ("localhost", "127.0.0.1", "[::1]")
 _BASE64_WRAPPER: Final = ("=?base64?", "?=")
+_DEFAULT_PORTS: Final = {"http": "80", "https": "443"}
 
 
-def hostname(value: str) -> str | None:
-    """The host part of a ``Host`` header (``[::1]:8000`` gives ``[::1]``), lower-cased, or ``None``."""
+def split_host(value: str) -> tuple[str, str] | None:
+    """A ``Host`` value as (host, port): ``[::1]:8000`` gives ``("[::1]", "8000")``, ``localhost`` gives
+    ``("localhost", "")``; lower-cased; ``None`` when it is not a host at all."""
     value = value.strip().lower()
     if not value:
         return None
@@ -32,22 +45,105 @@ def hostname(value: str) -> str | None:
         rest = value[end + 1 :]
         if rest and not (rest.startswith(":") and rest[1:].isdigit()):
             return None
-        return value[: end + 1]
+        return value[: end + 1], rest[1:]
     host, _, port = value.partition(":")
-    if port and not port.isdigit():
+    if not host or (port and not port.isdigit()):
         return None
-    return host or None
+    return host, port
 
 
-def origin_hostname(origin: str) -> str | None:
-    """The host an ``Origin`` header names (``http://localhost:3000`` gives ``localhost``), or ``None``."""
+def hostname(value: str) -> str | None:
+    """The host part of a ``Host`` header (``[::1]:8000`` gives ``[::1]``), lower-cased, or ``None``."""
+    parts = split_host(value)
+    return parts[0] if parts is not None else None
+
+
+def split_origin(origin: str) -> tuple[str, str] | None:
+    """The (host, port) an ``Origin`` header names, the port spelled out even when the scheme implies it
+    (``https://example.com`` gives ``("example.com", "443")``); ``None`` for ``null`` and anything not
+    http(s)."""
     try:
         parts = urlsplit(origin.strip())
     except ValueError:
         return None
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in _DEFAULT_PORTS or not parts.netloc or "@" in parts.netloc:
         return None
-    return hostname(parts.netloc)
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return None
+    host = split_host(parts.netloc)
+    if host is None:
+        return None
+    return host[0], host[1] or _DEFAULT_PORTS[parts.scheme]
+
+
+def origin_hostname(origin: str) -> str | None:
+    """The host an ``Origin`` header names (``http://localhost:3000`` gives ``localhost``), or ``None``."""
+    parts = split_origin(origin)
+    return parts[0] if parts is not None else None
+
+
+def allow_list_entry(entry: str) -> str | None:
+    """An allow-list entry in the form ``HostRules`` compares: ``host`` or ``host:port`` (IPv6 literals in
+    brackets, so ``::1`` becomes ``[::1]``), or an origin such as ``https://app.example`` reduced to its
+    host; ``None`` for an entry that names no host."""
+    entry = entry.strip().lower()
+    if entry == "*":
+        return entry
+    if "://" in entry:
+        origin = split_origin(entry)
+        if origin is None:
+            return None
+        explicit = urlsplit(entry).port is not None
+        return f"{origin[0]}:{origin[1]}" if explicit else origin[0]
+    if entry.count(":") >= 2 and not entry.startswith("["):
+        entry = f"[{entry}]"  # a bare IPv6 address
+    parts = split_host(entry)
+    if parts is None:
+        return None
+    return f"{parts[0]}:{parts[1]}" if parts[1] else parts[0]
+
+
+@final
+class HostRules:
+    """The DNS-rebinding guard: which ``Host`` and ``Origin`` values a server accepts.
+
+    An entry without a port accepts its host on any port; ``host:port`` accepts that port only; ``*`` turns
+    the check off. A request without ``Origin`` passes (clients that are not browsers send none); one with
+    ``Origin: null`` (sandboxed pages, files) does not.
+    """
+
+    __slots__ = ("hosts", "origins")
+
+    def __init__(self, hosts: Iterable[str], origins: Iterable[str] | None = None) -> None:
+        host_list = list(hosts)
+        self.hosts = _normalized(host_list)
+        self.origins = _normalized(origins if origins is not None else host_list)
+
+    def host_allowed(self, value: str | None, default_port: str) -> bool:
+        if "*" in self.hosts:
+            return True
+        parts = split_host(value) if value is not None else None
+        return parts is not None and _matches(self.hosts, parts[0], parts[1] or default_port)
+
+    def origin_allowed(self, value: str | None) -> bool:
+        if value is None or "*" in self.origins:
+            return True
+        parts = split_origin(value)
+        return parts is not None and _matches(self.origins, parts[0], parts[1])
+
+
+def _normalized(entries: Iterable[str]) -> frozenset[str]:
+    normalized = set()
+    for entry in entries:
+        cleaned = allow_list_entry(entry)
+        if cleaned is None:
+            raise ValueError(f"allowed host {entry!r} is not a host name, host:port or http(s) origin")
+        normalized.add(cleaned)
+    return frozenset(normalized)
+
+
+def _matches(allowed: frozenset[str], host: str, port: str) -> bool:
+    return host in allowed or (bool(port) and f"{host}:{port}" in allowed)
 
 
 def header_text(value: object) -> str:
