@@ -523,3 +523,108 @@ def test_a_broad_except_in_a_tool_does_not_swallow_the_round(registry: ToolRegis
     client = MemoryClient(registry, capabilities={"elicitation": {}})
     result = run(client.stateless("tools/call", {"name": "careless"}))["result"]
     assert result["resultType"] == "input_required"
+
+
+# -- review: cancellation, the event loop, sessionless requests ----------------------------------------
+
+
+def test_a_sync_tool_with_a_context_sees_the_cancellation_from_its_thread() -> None:
+    import time
+
+    registry = ToolRegistry("cancel-sync")
+    started = threading.Event()
+    saw: list[bool] = []
+
+    @registry.tool
+    def crunch(ctx: Context) -> str:
+        started.set()
+        deadline = time.monotonic() + 5
+        while not ctx.cancelled and time.monotonic() < deadline:
+            time.sleep(0.005)
+        saw.append(ctx.cancelled)
+        return "stopped" if ctx.cancelled else "ran out"
+
+    async def scenario() -> Any:
+        client = MemoryClient(registry)
+        await client.initialize()
+        pending = asyncio.ensure_future(client.request("tools/call", {"name": "crunch"}, request_id=5))
+        while not started.is_set():
+            await asyncio.sleep(0.005)
+        await client.send_raw({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}})
+        response = await pending
+        while not saw:  # the thread cannot be stopped, only told: wait for it to notice
+            await asyncio.sleep(0.005)
+        return response
+
+    assert run(scenario()) is None
+    assert saw == [True]
+
+
+def test_a_sync_tool_through_handle_async_leaves_the_loop_free() -> None:
+    # The tool waits for the loop to flip an event: were it run on the loop, the loop could never do it.
+    registry = ToolRegistry("loop")
+    flipped = threading.Event()
+
+    @registry.tool
+    def wait_for_the_loop() -> str:
+        return "free" if flipped.wait(timeout=5) else "blocked"
+
+    async def flip_soon() -> None:
+        await asyncio.sleep(0.02)
+        flipped.set()
+
+    async def scenario() -> Any:
+        flipper = asyncio.ensure_future(flip_soon())
+        response = await registry.handle_async(
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "wait_for_the_loop"}}
+        )
+        await flipper
+        return response
+
+    assert run(scenario())["result"]["content"][0]["text"] == "free"
+
+
+def test_sessionless_requests_share_nothing(registry: ToolRegistry) -> None:
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {"sampling": {}}},
+    }
+    for _ in range(2):
+        assert registry.handle(init)["result"]["protocolVersion"] == "2025-06-18"  # type: ignore[index]
+        listed = registry.handle({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": None}})
+        assert listed is not None and listed["result"]["resultType"] == "complete"  # not a 2025 session
+        level = registry.handle({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "x"}})
+        assert level is not None and level["error"]["code"] == -32601
+
+
+@pytest.mark.parametrize(
+    ("meta", "words"),
+    [
+        ({}, "'io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientCapabilities'"),
+        ({"io.modelcontextprotocol/protocolVersion": "2026-07-28"}, "missing 'io.modelcontextprotocol/clientCap"),
+        ({"io.modelcontextprotocol/clientCapabilities": {}}, "missing 'io.modelcontextprotocol/protocolVersion'"),
+    ],
+)
+def test_missing_meta_keys_are_named(registry: ToolRegistry, meta: dict[str, Any], words: str) -> None:
+    from mcptools._protocol.session import Session
+
+    async def noop(message: dict[str, Any]) -> None:
+        return None
+
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "_meta": meta}}
+    response = run(Engine(registry).handle(message, Session(), noop, strict=True))
+    assert response["error"]["code"] == -32602
+    assert words in response["error"]["message"]
+
+
+def test_tools_list_pages_in_a_2025_session_too(registry: ToolRegistry) -> None:
+    client = MemoryClient(registry, engine=Engine(registry, page_size=5))
+    run(client.initialize("2025-06-18"))
+    first = run(client.request("tools/list"))["result"]
+    assert len(first["tools"]) == 5 and "ttlMs" not in first
+    second = run(client.request("tools/list", {"cursor": first["nextCursor"]}))["result"]
+    assert [t["name"] for t in first["tools"] + second["tools"]][:10] == [t.name for t in registry][:10]
+    state_as_cursor = run(client.request("tools/list", {"cursor": first["nextCursor"] + "A"}))
+    assert state_as_cursor["error"]["code"] == -32602

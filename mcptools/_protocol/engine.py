@@ -76,8 +76,8 @@ def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
             "Invalid params: every request must carry _meta with "
             f"'{META_PROTOCOL_VERSION}' and '{META_CLIENT_CAPABILITIES}'",
         )
-    missing = [key for key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES) if key not in meta]
-    if missing:
+    if META_PROTOCOL_VERSION not in meta or META_CLIENT_CAPABILITIES not in meta:
+        missing = [key for key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES) if key not in meta]
         return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta is missing {', '.join(repr(k) for k in missing)}")
     if type(meta[META_PROTOCOL_VERSION]) is not str:
         return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta '{META_PROTOCOL_VERSION}' must be a string")
@@ -269,7 +269,7 @@ class Engine:
             return error_response(request_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
         meta = params.get("_meta")
         names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
-        if session.is_legacy and not names_revision:
+        if session.protocol_version is not None and not names_revision:  # a 2025 session (is_legacy, inlined)
             call = _Call(
                 request_id,
                 meta if type(meta) is dict else {},
@@ -357,7 +357,9 @@ class Engine:
             if kind != "request":
                 return None
             assert isinstance(message, dict)
-            session = Session()
+            # Only initialize writes to a session here (logging/setLevel needs one it opened): every other
+            # request may share one that stays empty, which saves building a session per call.
+            session = Session() if message["method"] == "initialize" else _SESSIONLESS
             routed = self._route(message, session, False)
             if isinstance(routed, dict):
                 return routed
@@ -479,7 +481,10 @@ class Engine:
             arguments = {}
         elif type(arguments) is not dict:
             return invalid_arguments_result(["arguments must be an object"])
-        answers = {} if call.legacy else self._answers(call, params, name, arguments)
+        if call.legacy or ("requestState" not in params and "inputResponses" not in params):
+            answers: dict[str, Any] = {}
+        else:
+            answers = self._answers(call, params, name, arguments)
         validator = tool.validator
         if not validator.is_valid(arguments):
             return invalid_arguments_result(validator.errors(arguments))
@@ -495,7 +500,7 @@ class Engine:
             return None
         try:
             kwargs = tool.convert(arguments) if tool.convert is not None else arguments
-            return self.build_result(tool, tool.fn(**kwargs))
+            return self.results.build(tool, tool.fn(**kwargs))
         except (Exception, SystemExit) as exc:
             return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
 
@@ -584,6 +589,10 @@ def engine_for(registry: ToolRegistry) -> Engine:
     if engine is None:
         engine = registry._engine = Engine(registry)
     return engine
+
+
+# The session of requests that have none (``registry.handle``); never initialized, so never written to.
+_SESSIONLESS: Final = Session()
 
 
 async def _discard(message: dict[str, Any]) -> None:

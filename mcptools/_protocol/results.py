@@ -66,6 +66,8 @@ class ResultBuilder:
         """A ``CallToolResult`` for what the tool returned: content blocks as they are, a value with a
         declared output type as ``structuredContent`` (checked against ``outputSchema``) plus its JSON text,
         else ``str()``."""
+        if type(value) is str and tool.output_schema is None:
+            return text_result(value, is_error=False)  # the commonest return, answered before any other test
         if is_content(value):
             return {"resultType": "complete", "content": [value.to_json()], "isError": False}
         if isinstance(value, (list, tuple)) and value and all(is_content(item) for item in value):
