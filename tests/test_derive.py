@@ -15,6 +15,7 @@ import pytest
 import typing_extensions
 from typing_extensions import NotRequired, Required
 
+from mcptools import ToolDefinitionError
 from mcptools._schema import Param, derive_tool
 
 
@@ -229,13 +230,39 @@ needs_typing_extensions_4_13 = pytest.mark.skipif(
 
 
 @needs_typing_extensions_4_13
-def test_default_not_of_the_type_is_left_out() -> None:
-    def tool(limit: int = None) -> None:  # type: ignore[assignment]  # noqa: RUF013
+def test_default_not_of_the_type_is_a_definition_error() -> None:
+    def implicit_optional(limit: int = None) -> None:  # type: ignore[assignment]  # noqa: RUF013
         pass
 
-    prop = derive_tool(tool).input_schema["properties"]["limit"]
-    assert prop == {"type": "integer"}
-    assert derive_tool(tool).input_schema.get("required") is None
+    def wrong_type(limit: int = "ten") -> None:  # type: ignore[assignment]
+        pass
+
+    for tool in (implicit_optional, wrong_type):
+        with pytest.raises(ToolDefinitionError) as info:
+            derive_tool(tool)
+        message = str(info.value)
+        assert "parameter 'limit' defaults to" in message and tool.__qualname__ in message
+        assert "annotation does not accept" in message and "'| None'" in message
+
+
+def test_default_that_breaks_its_own_constraints_is_a_definition_error() -> None:
+    def tool(days: Annotated[int, Param(minimum=1)] = 0) -> None:
+        pass
+
+    with pytest.raises(ToolDefinitionError) as info:
+        derive_tool(tool)
+    message = str(info.value)
+    assert "parameter 'days' defaults to 0" in message
+    assert "must be >= 1" in message and "Param(...)" in message
+
+
+def test_a_non_json_default_is_simply_not_published() -> None:
+    sentinel = object()
+
+    def tool(marker: Any = sentinel) -> None:
+        pass
+
+    assert "default" not in derive_tool(tool).input_schema["properties"]["marker"]
 
 
 def test_enum_default_is_published_as_its_value() -> None:
@@ -270,8 +297,8 @@ def test_annotated_text_and_param_constraints() -> None:
         days: Annotated[int, Param("How many days", minimum=1, maximum=16)] = 3,
         code: Annotated[str, Param(min_length=2, max_length=3, pattern="^[A-Z]+$", format="iso-3166")] = "FR",
         ratio: Annotated[float, Param(exclusive_minimum=0, exclusive_maximum=1, multiple_of=0.25)] = 0.5,
-        tags: Annotated[list[str], Param(min_items=1, max_items=5, unique_items=True, examples=[["a"]])] = [],  # noqa: B006
-        extra: Annotated[dict[str, int], Param(min_properties=1, max_properties=2, title="Extra")] = {},  # noqa: B006
+        tags: Annotated[list[str], Param(min_items=1, max_items=5, unique_items=True, examples=[["a"]])] = ["a"],  # noqa: B006
+        extra: Annotated[dict[str, int], Param(min_properties=1, max_properties=2, title="Extra")] = {"a": 1},  # noqa: B006
         old: Annotated[bool, Param(deprecated=True)] = False,
     ) -> None:
         """Do it.
@@ -312,7 +339,7 @@ def test_annotated_text_and_param_constraints() -> None:
         "maxItems": 5,
         "uniqueItems": True,
         "examples": [["a"]],
-        "default": [],
+        "default": ["a"],
     }
     assert props["extra"] == {
         "type": "object",
@@ -320,7 +347,7 @@ def test_annotated_text_and_param_constraints() -> None:
         "title": "Extra",
         "minProperties": 1,
         "maxProperties": 2,
-        "default": {},
+        "default": {"a": 1},
     }
     assert props["old"] == {
         "type": "boolean",

@@ -424,13 +424,28 @@ def test_explicit_schema_must_not_publish_the_context() -> None:
 
 
 def test_explicit_schema_that_fits_is_returned_as_is() -> None:
-    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    }
     derived = derive_tool(explicit_with_context, input_schema=schema)
     assert derived.input_schema == schema
     assert derived.convert is None
     assert derived.context_param == "ctx"
     loose = {"type": "object", "properties": {"city": {}, "other": {}}, "required": ["city", "other"]}
     assert derive_tool(explicit_kwargs, input_schema=loose).input_schema == loose
+
+
+def test_explicit_schema_open_to_other_names_needs_kwargs() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    message = error_of(explicit_with_context, input_schema=schema)
+    assert message.startswith(prefix(explicit_with_context))
+    assert "allows properties the function has no parameter for" in message
+    assert '"additionalProperties": false' in message and "**kwargs" in message
+    closed_by_unevaluated = {**schema, "unevaluatedProperties": False}
+    assert derive_tool(explicit_with_context, input_schema=closed_by_unevaluated).input_schema == closed_by_unevaluated
 
 
 def test_explicit_schema_skips_annotation_checks_but_not_signature_checks() -> None:
@@ -440,7 +455,12 @@ def test_explicit_schema_skips_annotation_checks_but_not_signature_checks() -> N
     def star(*args: int) -> None:
         pass
 
-    schema = {"type": "object", "properties": {"when": {}, "x": {}}, "required": ["when", "x"]}
+    schema = {
+        "type": "object",
+        "properties": {"when": {}, "x": {}},
+        "required": ["when", "x"],
+        "additionalProperties": False,
+    }
     assert derive_tool(untyped, input_schema=schema).input_schema == schema
     assert "'*args' collects positional arguments" in error_of(star, input_schema={"type": "object"})
 

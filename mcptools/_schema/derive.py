@@ -24,7 +24,7 @@ from .._json import JSONObject
 from .docstrings import parse_docstring
 from .emit import SchemaEmitter
 from .hints import HintError, HintReader, resolve_hints
-from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, unwrap
+from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, json_problem, to_json, unwrap
 
 __all__ = ["DerivedTool", "derive_tool"]
 
@@ -130,6 +130,7 @@ def derive_tool(
     fields, extra, closed = _parameters(label, doc.params, signature, hints, context_param, localns)
     emitter = SchemaEmitter([field.node for field in fields] + ([extra] if extra is not None else []))
     schema = emitter.finish(emitter.object_schema(fields, extra, closed=closed))
+    _check_defaults(label, fields, schema)
     return DerivedTool(
         input_schema=schema,
         description=doc.description,
@@ -139,6 +140,35 @@ def derive_tool(
         serialize_output=serialize_output,
         output_wrapped=output_wrapped,
     )
+
+
+def _check_defaults(label: str, fields: list[Field], schema: JSONObject) -> None:
+    """A default the parameter's own schema rejects is a bug the model would copy: refuse it now.
+
+    A default that is not JSON at all (an object, a factory's product) is fine: it is simply not published.
+    """
+    from .._validation import compile_schema
+
+    properties = schema.get("properties", {})
+    for field in fields:
+        if field.default is MISSING or json_problem(to_json(field.default)) is not None:
+            continue
+        published = properties.get(field.name, {})
+        if "default" not in published:
+            raise ToolDefinitionError(
+                f"{label}: parameter {field.name!r} defaults to {field.default!r}, which its annotation does "
+                "not accept; change the default, or widen the annotation (e.g. add '| None')"
+            )
+        rules = {key: value for key, value in published.items() if key != "default"}
+        wrapper: JSONObject = {"type": "object", "properties": {field.name: rules}}
+        if "$defs" in schema:
+            wrapper["$defs"] = schema["$defs"]
+        errors = compile_schema(wrapper).errors({field.name: published["default"]})
+        if errors:
+            raise ToolDefinitionError(
+                f"{label}: parameter {field.name!r} defaults to {field.default!r}, which breaks its own "
+                f"constraints ({'; '.join(errors)}); change the default or the Param(...) constraints"
+            )
 
 
 def _label(fn: Callable[..., Any], name: str | None) -> str:
@@ -336,4 +366,11 @@ def _check_explicit_schema(
                 f"{label}: parameter {name!r} has no default, but input_schema does not require it; add "
                 f'{name!r} to "required" or give the parameter a default'
             )
+    closed = schema.get("additionalProperties") is False or schema.get("unevaluatedProperties") is False
+    if not takes_kwargs and not closed:
+        raise ToolDefinitionError(
+            f"{label}: input_schema allows properties the function has no parameter for, so a call could "
+            'reach it with names it cannot take; add "additionalProperties": false to the schema, or take '
+            "**kwargs"
+        )
     return dict(schema)
