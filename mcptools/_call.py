@@ -65,6 +65,11 @@ def run_coroutine(coroutine: Coroutine[Any, Any, _T]) -> _T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:
+        # Outside the except block, so a failing tool's traceback is not chained to "no running event loop".
         return asyncio.run(coroutine)
     outcome: list[Any] = []
 

@@ -68,6 +68,9 @@ def load_registry(target: str) -> ToolRegistry:
             raise TargetError(f"no such file: {where}")
         module = _import_file(where)
     else:
+        # As `python -m` and uvicorn do: a module named on the command line may live in the current directory.
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())
         try:
             module = importlib.import_module(where)
         except ModuleNotFoundError as exc:

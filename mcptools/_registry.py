@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Final, Protocol, TypeVar, final, overload
 
@@ -287,10 +287,17 @@ class ToolRegistry:
         annotations: ToolAnnotations | None = None,
     ) -> Any:
         """Register a function as a tool; usable bare (``@registry.tool``) or with options."""
-        options = _ToolOptions(name, title, description, input_schema, annotations)
 
         def register(function: Callable[P, R]) -> Callable[P, R]:
-            self._register(function, options)
+            # Stacked on a @tool mark, the mark's options apply too, exactly as with registry.add(function).
+            self.add(
+                function,
+                name=name,
+                title=title,
+                description=description,
+                input_schema=input_schema,
+                annotations=annotations,
+            )
             return function
 
         return register if fn is None else register(fn)
@@ -338,7 +345,7 @@ class ToolRegistry:
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
 
     def __len__(self) -> int:
@@ -361,4 +368,3 @@ class ToolRegistry:
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {self.name!r} with {len(self._tools)} tools>"
-

@@ -87,3 +87,22 @@ def test_stubgen_writes_a_module_that_matches_the_committed_stub(tmp_path: Path)
     assert out.read_text() == (ROOT / "stubs" / "weather_tools.py").read_text()
     stale = run("stubgen", WEATHER, "-o", str(ROOT / "stubs" / "everything_server_tools.py"), "--check")
     assert stale.returncode == 1
+
+
+def test_a_module_target_is_found_in_the_current_directory_by_the_console_script(tmp_path: Path) -> None:
+    (tmp_path / "mytools.py").write_text(
+        "from mcptools import ToolRegistry\nregistry = ToolRegistry('mine')\n"
+        "@registry.tool\ndef hello() -> str:\n    return 'hi'\n"
+    )
+    script = Path(sys.executable).parent / "mcptools"
+    for target in ("mytools", "mytools:registry"):
+        done = subprocess.run(
+            [str(script), "call", target, "hello"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["result"]["content"][0]["text"] == "hi"

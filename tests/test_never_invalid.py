@@ -37,9 +37,7 @@ def build_registry(seen: list[dict[str, Any]]) -> ToolRegistry:
     registry = ToolRegistry("prop")
 
     @registry.tool
-    def weather(
-        location: str, days: int = 1, units: Literal["c", "f"] = "c", tags: list[str] | None = None
-    ) -> str:
+    def weather(location: str, days: int = 1, units: Literal["c", "f"] = "c", tags: list[str] | None = None) -> str:
         seen.append({"location": location, "days": days, "units": units, "tags": tags})
         return "ok"
 

@@ -58,8 +58,10 @@ def test_tools_mapping_is_the_contract_shape_and_works_with_call_tool() -> None:
     schema, fn = registry.tools["greet"]
     assert fn is greet
     assert schema["type"] == "object"
-    response = call_tool(registry.tools, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                          "params": {"name": "greet", "arguments": {"name": "Ada"}}})
+    response = call_tool(
+        registry.tools,
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet", "arguments": {"name": "Ada"}}},
+    )
     assert text_of(response) == "hello Ada"
     with pytest.raises(TypeError):
         registry.tools["x"] = (schema, fn)  # type: ignore[index]
@@ -226,8 +228,12 @@ def test_async_tools_work_through_handle_and_handle_async() -> None:
         return text
 
     assert text_of(call(registry, "slow_echo", {"text": "hi"})) == "HI"
-    request = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "slow_echo", "arguments": {"text": "yo"}}}
+    request = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "slow_echo", "arguments": {"text": "yo"}},
+    }
 
     async def main() -> tuple[Any, Any, Any]:
         in_loop_sync = registry.handle(request)  # called from inside a running loop
@@ -266,3 +272,40 @@ def test_arguments_that_are_not_an_object_get_an_is_error_result() -> None:
 
     response = call(registry, "f", [1, 2])
     assert text_of(response) == "Invalid arguments: arguments must be an object"
+
+
+def test_registry_tool_stacked_on_a_mark_uses_the_marks_options() -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    @tool(name="foo", description="marked desc")
+    def bar() -> str:
+        """Doc."""
+        return ""
+
+    assert list(registry.tools) == ["foo"]
+    assert registry.list_tools()[0]["description"] == "marked desc"
+
+
+def test_a_failing_async_tool_logs_only_its_own_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    async def broken() -> str:
+        raise RuntimeError("inner")
+
+    with caplog.at_level(logging.ERROR, logger="mcptools"):
+        assert call(registry, "broken")["result"]["isError"] is True
+    assert "inner" in caplog.text
+    assert "no running event loop" not in caplog.text
+
+
+def test_iterating_a_registry_gives_its_tools() -> None:
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    def a() -> str:
+        return ""
+
+    assert [entry.name for entry in registry] == ["a"]
+    assert len(registry) == 1

@@ -120,9 +120,12 @@ json_values = st.recursive(
 
 def envelopes() -> st.SearchStrategy[Any]:
     method = st.sampled_from(["tools/call", "tools/list", "ping", "nope", ""]) | json_values
-    params = st.fixed_dictionaries(
-        {}, optional={"name": st.sampled_from(["echo", "missing"]) | json_values, "arguments": json_values}
-    ) | json_values
+    params = (
+        st.fixed_dictionaries(
+            {}, optional={"name": st.sampled_from(["echo", "missing"]) | json_values, "arguments": json_values}
+        )
+        | json_values
+    )
     message = st.fixed_dictionaries(
         {},
         optional={
