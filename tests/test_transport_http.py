@@ -594,3 +594,67 @@ def test_notifications_cancelled_stops_a_call_on_a_session_stream() -> None:
     assert accepted.status == 202
     assert streamed.status == 200 and streamed.messages() == []  # no response for a cancelled request
     assert seen == [True]
+
+
+# -- Accept and Content-Type ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("accept", "status", "content_type"),
+    [
+        (None, 200, "application/json"),
+        ("application/json, text/event-stream", 200, "application/json"),
+        ("*/*", 200, "application/json"),
+        ("application/*", 200, "application/json"),
+        ("APPLICATION/JSON;q=0.5", 200, "application/json"),
+        ("text/html", 406, "application/json"),
+        ("application/json;q=0, text/event-stream;q=0", 406, "application/json"),
+        ("*/*, application/json;q=0, text/event-stream;q=0", 406, "application/json"),
+        ("application/json;q=0, */*", 200, "application/json"),  # */* lets the stream through
+        ("text/event-stream", 200, "text/event-stream"),  # nothing to stream: SSE carries the one answer
+    ],
+)
+def test_accept_ranges_and_weights(app: StreamableHTTPApp, accept: str | None, status: int, content_type: str) -> None:
+    headers = stateless_headers("tools/list")
+    headers["accept"] = accept  # type: ignore[assignment]  # None: no Accept header at all
+    reply = run(call(app, body=request("tools/list"), headers=headers))
+    assert reply.status == status
+    if status == 200 and accept != "text/event-stream":
+        assert reply.headers["content-type"] == content_type
+
+
+@pytest.mark.parametrize(
+    ("content_type", "status"),
+    [
+        ("application/json", 200),
+        ("Application/JSON; charset=UTF-8", 200),
+        ('application/json; charset="utf-8"', 200),
+        ("application/json; charset=latin-1", 415),
+        ("application/jsonx", 415),
+        ("text/json", 415),
+        ("", 415),
+        (None, 415),
+    ],
+)
+def test_content_type_must_be_utf8_json(app: StreamableHTTPApp, content_type: str | None, status: int) -> None:
+    headers = stateless_headers("tools/list")
+    headers["content-type"] = content_type  # type: ignore[assignment]  # None: no Content-Type header at all
+    reply = run(call(app, body=request("tools/list"), headers=headers))
+    assert reply.status == status
+    if status == 415:
+        assert reply.json()["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize(
+    ("accept", "status"), [("text/event-stream", 200), ("text/*", 200), ("text/event-stream;q=0", 406)]
+)
+def test_get_needs_an_event_stream_it_may_send(app: StreamableHTTPApp, accept: str, status: int) -> None:
+    session_id = initialize(app)
+
+    async def scenario() -> int:
+        opened = asyncio.ensure_future(call(app, "GET", headers={"mcp-session-id": session_id, "accept": accept}))
+        await asyncio.sleep(0.02)
+        await call(app, "DELETE", headers={"mcp-session-id": session_id})  # ends the standalone stream
+        return (await opened).status
+
+    assert run(scenario()) == status

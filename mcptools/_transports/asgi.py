@@ -30,7 +30,14 @@ from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_re
 from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for, refuse_batch
 from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED
 from .._protocol.session import ClientRequestError, Send, Session
-from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, decode_param_header, header_text
+from .http_rules import (
+    DEFAULT_ALLOWED_HOSTS,
+    HostRules,
+    accepts,
+    decode_param_header,
+    header_text,
+    is_json_content_type,
+)
 from .streams import EventStream, parse_event_id, sse_event
 
 if TYPE_CHECKING:
@@ -207,12 +214,11 @@ class StreamableHTTPApp:
     # -- POST ------------------------------------------------------------------------------------------
 
     async def _post(self, headers: _Headers, receive: Receive, send: ASGISend) -> None:
-        content_type = (headers.get("content-type") or "").split(";")[0].strip().lower()
-        if content_type != "application/json":
-            raise _Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json")
-        accept = (headers.get("accept") or "*/*").lower()
-        sse_ok = "text/event-stream" in accept or "*/*" in accept
-        json_ok = "application/json" in accept or "*/*" in accept or "application/*" in accept
+        if not is_json_content_type(headers.get("content-type")):
+            raise _Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json (UTF-8)")
+        accept = headers.get("accept")
+        sse_ok = accepts(accept, "text/event-stream")
+        json_ok = accepts(accept, "application/json")
         if not (sse_ok or json_ok):
             raise _Reject(406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream")
         body = await self._read_body(headers, receive)
@@ -457,7 +463,7 @@ class StreamableHTTPApp:
             raise _Reject(405, INVALID_REQUEST, "Method Not Allowed: GET needs an Mcp-Session-Id")
         entry = self._session_for(headers)
         assert entry is not None
-        if "text/event-stream" not in (headers.get("accept") or "").lower():
+        if headers.get("accept") is None or not accepts(headers.get("accept"), "text/event-stream"):
             raise _Reject(406, INVALID_REQUEST, "Not Acceptable: GET serves text/event-stream only")
         last = headers.get("last-event-id")
         parsed = parse_event_id(last) if last is not None else None

@@ -18,10 +18,12 @@ from urllib.parse import urlsplit
 __all__ = [
     "DEFAULT_ALLOWED_HOSTS",
     "HostRules",
+    "accepts",
     "allow_list_entry",
     "decode_param_header",
     "header_text",
     "hostname",
+    "is_json_content_type",
     "origin_hostname",
     "split_host",
     "split_origin",
@@ -144,6 +146,47 @@ def _normalized(entries: Iterable[str]) -> frozenset[str]:
 
 def _matches(allowed: frozenset[str], host: str, port: str) -> bool:
     return host in allowed or (bool(port) and f"{host}:{port}" in allowed)
+
+
+def accepts(header: str | None, media_type: str) -> bool:
+    """Whether an ``Accept`` header lets ``media_type`` through (RFC 9110: the most specific matching range
+    decides, and ``q=0`` means "not this"). No header at all accepts anything."""
+    if header is None or not header.strip():
+        return True
+    family = media_type.partition("/")[0] + "/*"
+    best: tuple[int, float] | None = None
+    for part in header.split(","):
+        media, *parameters = part.split(";")
+        media = media.strip().lower()
+        specificity = {media_type: 2, family: 1, "*/*": 0}.get(media)
+        if specificity is None:
+            continue
+        weight = 1.0
+        for parameter in parameters:
+            name, _, value = parameter.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    weight = float(value.strip())
+                except ValueError:
+                    weight = 1.0  # a garbled weight is no refusal
+        if best is None or specificity > best[0]:
+            best = (specificity, weight)
+    return best is not None and best[1] > 0
+
+
+def is_json_content_type(header: str | None) -> bool:
+    """Whether a ``Content-Type`` says JSON that is UTF-8 (as MCP requires): ``application/json`` with no
+    charset, or with ``charset=utf-8``."""
+    if header is None:
+        return False
+    media, *parameters = header.split(";")
+    if media.strip().lower() != "application/json":
+        return False
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            return False
+    return True
 
 
 def header_text(value: object) -> str:
