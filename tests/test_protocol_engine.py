@@ -628,3 +628,12 @@ def test_tools_list_pages_in_a_2025_session_too(registry: ToolRegistry) -> None:
     assert [t["name"] for t in first["tools"] + second["tools"]][:10] == [t.name for t in registry][:10]
     state_as_cursor = run(client.request("tools/list", {"cursor": first["nextCursor"] + "A"}))
     assert state_as_cursor["error"]["code"] == -32602
+
+
+def test_a_second_initialize_on_a_session_is_refused_and_changes_nothing(registry: ToolRegistry) -> None:
+    client = MemoryClient(registry)
+    run(client.initialize("2025-06-18"))
+    again = run(client.request("initialize", {"protocolVersion": "2025-03-26", "capabilities": {}}))
+    assert again["error"]["code"] == -32600
+    assert "already initialized (at 2025-06-18)" in again["error"]["message"]
+    assert client.session.protocol_version == "2025-06-18"

@@ -60,7 +60,7 @@ _INVALID_REQUEST_TEXT: Final = (
     'and a string or integer "id"'
 )
 _STATELESS_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
-_LEGACY_METHODS: Final = frozenset({"initialize", "ping", "logging/setLevel", "tools/list", "tools/call"})
+_LEGACY_METHODS: Final = frozenset({"ping", "logging/setLevel", "tools/list", "tools/call"})
 # Without ``_meta`` and without a session (``registry.handle`` called directly, or a client that skipped
 # ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake.
 _LENIENT_METHODS: Final = _STATELESS_METHODS | {"ping"}
@@ -270,6 +270,13 @@ class Engine:
         meta = params.get("_meta")
         names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
         if session.protocol_version is not None and not names_revision:  # a 2025 session (is_legacy, inlined)
+            if method == "initialize":
+                return error_response(
+                    request_id,
+                    INVALID_REQUEST,
+                    f"Invalid Request: this session is already initialized (at {session.protocol_version}); "
+                    "initialize comes once, first",
+                )
             call = _Call(
                 request_id,
                 meta if type(meta) is dict else {},
