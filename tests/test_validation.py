@@ -425,6 +425,8 @@ def test_const_matchers_are_not_shared_between_different_values() -> None:
     schema = {"$defs": {"d": {"const": []}}, "allOf": [{"$ref": "#/$defs/d"}, {"const": None}]}
     assert not compile_schema(schema).is_valid(None)
     assert not compile_schema({"prefixItems": [{"const": None}, {"const": []}]}).is_valid([[]])
+    # Also found by the fuzz: a schema with both anyOf and oneOf once reported only the anyOf.
+    assert compile_schema({"anyOf": [{"const": None}], "oneOf": [False]}).errors(None) == ["value is not allowed"]
 
 
 def test_checker_for_options_are_cached_apart() -> None:

@@ -53,7 +53,7 @@ def _simple(spec: Spec) -> bool:
     if spec.dynamic_name is not None:
         return False
     has_children = bool(spec.properties or spec.prefix_items or spec.additional or spec.items or spec.required)
-    if (spec.any_of or spec.one_of) and has_children:
+    if ((spec.any_of or spec.one_of) and has_children) or (spec.any_of and spec.one_of):
         return False
     # A $ref beside other keywords merges two sources of errors at one location.
     return not (spec.ref is not None and _has_own_checks(spec))
