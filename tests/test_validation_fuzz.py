@@ -117,7 +117,7 @@ def check_agreement(schema: Any, instance: Any) -> None:
     assert all(isinstance(error, str) and error for error in errors)
 
 
-FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ
