@@ -637,3 +637,35 @@ def test_a_second_initialize_on_a_session_is_refused_and_changes_nothing(registr
     assert again["error"]["code"] == -32600
     assert "already initialized (at 2025-06-18)" in again["error"]["message"]
     assert client.session.protocol_version == "2025-06-18"
+
+
+def test_a_call_the_transport_abandons_is_cancelled_for_the_tool_too() -> None:
+    # A stateless HTTP client that disconnects: the transport cancels the handling task, not the client.
+    import time
+
+    registry = ToolRegistry("abandon")
+    started = threading.Event()
+    saw: list[bool] = []
+
+    @registry.tool
+    def crunch(ctx: Context) -> str:
+        started.set()
+        deadline = time.monotonic() + 5
+        while not ctx.cancelled and time.monotonic() < deadline:
+            time.sleep(0.005)
+        saw.append(ctx.cancelled)
+        return "done"
+
+    async def scenario() -> None:
+        client = MemoryClient(registry)
+        handling = asyncio.ensure_future(client.stateless("tools/call", {"name": "crunch"}))
+        while not started.is_set():
+            await asyncio.sleep(0.005)
+        handling.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await handling
+        while not saw:
+            await asyncio.sleep(0.005)
+
+    run(scenario())
+    assert saw == [True]

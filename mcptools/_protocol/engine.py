@@ -555,6 +555,10 @@ class Engine:
             value = await task
         except asyncio.CancelledError:
             if not cancelled_by_client:
+                # The transport gave up on the call (the client went away, the server is stopping): a sync
+                # tool in its thread cannot be interrupted, but it can see the flag and stop.
+                if context is not None:
+                    context._mark_cancelled()
                 task.cancel()
                 raise
             return None  # cancelled by the client: the protocol says no response is sent
