@@ -127,3 +127,43 @@ def test_arbitrary_http_requests(method: str, body: bytes, headers: dict[str, st
     assert len(statuses) == 1
     assert statuses[0] < 500
     assert all(type(n) is int for n in calls)
+
+
+INITIALIZE_2025_03_26 = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": "init",
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-03-26", "capabilities": {}},
+    }
+).encode()
+batch_lines = st.lists(
+    st.lists(near_messages | json_values, max_size=5).map(lambda batch: json.dumps(batch).encode()),
+    min_size=1,
+    max_size=5,
+)
+
+
+def _check_response(message: Any) -> None:
+    assert message["jsonrpc"] == "2.0"
+    assert ("result" in message) != ("error" in message)
+    if "error" in message:
+        assert message["error"]["code"] in (-32600, -32601, -32602, -32022)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batch_lines)
+def test_arbitrary_batches_on_a_2025_03_26_session(batches: list[bytes]) -> None:
+    calls: list[Any] = []
+    stdout = io.BytesIO()
+    data = b"\n".join([INITIALIZE_2025_03_26, *batches]) + b"\n"
+    asyncio.run(asyncio.wait_for(serve_stdio_async(guarded_registry(calls), io.BytesIO(data), stdout), 10))
+    for line in stdout.getvalue().splitlines():
+        message = json.loads(line)
+        if isinstance(message, list):
+            assert message, "a batch owing nothing writes no line, never an empty array"
+            for member in message:
+                _check_response(member)
+        else:
+            _check_response(message)
+    assert all(type(n) is int for n in calls)
