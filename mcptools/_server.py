@@ -12,7 +12,6 @@ to the protocol engine in ``_protocol.engine``, which serves both protocol gener
 
 from __future__ import annotations
 
-import copy
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
@@ -96,18 +95,9 @@ def _tools_call(registry: ToolRegistry, request_id: RequestId, params: dict[str,
     return result_response(request_id, result)
 
 
-def _tools_list(registry: ToolRegistry, request_id: RequestId, params: dict[str, Any]) -> Response | None:
-    if "cursor" in params:
-        return None  # pagination lives in the engine
-    # A copy, so that a caller who edits the response cannot edit the registry's published schemas.
-    tools = copy.deepcopy(registry.list_tools())
-    return result_response(request_id, {"resultType": "complete", "tools": tools})
-
-
 # The sync fast path. A handler returning ``None`` hands the request to the protocol engine.
 FAST_METHODS: Final[dict[str, Callable[[ToolRegistry, RequestId, dict[str, Any]], Response | None]]] = {
     "tools/call": _tools_call,
-    "tools/list": _tools_list,
     "ping": _ping,
 }
 
