@@ -380,8 +380,9 @@ def test_deep_instance_against_recursive_schema_is_an_error_not_a_crash() -> Non
 
 
 def test_deep_instance_on_the_collector_path() -> None:
-    # allOf sends errors through the closure collectors rather than the generated errors path.
-    tree = compile_schema({"allOf": [{"type": ["array", "integer"], "items": {"$ref": "#"}}]})
+    # A two-branch allOf sends errors through the closure collectors rather than the generated errors path.
+    tree = compile_schema({"allOf": [{"type": ["array", "integer"], "items": {"$ref": "#"}}, True]})
+    assert "SLOW" in tree.source
     deep: list[Any] = [1]
     for _ in range(100_000):
         deep = [deep]
@@ -496,3 +497,18 @@ def test_draft_07_schemas_are_converted() -> None:
             "definitions": {"a": {"anyOf": [{"type": "string"}]}},
         }
     ).errors(1) == ["value must be string"]
+
+
+def test_derived_wrappers_stay_on_the_generated_errors_path() -> None:
+    # {"$ref": ...} with a description, and a one-branch allOf, are what derived schemas nest with.
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"allOf": [{"$ref": "#/$defs/A"}], "description": "an A"},
+            "b": {"$ref": "#/$defs/A", "title": "B"},
+        },
+        "$defs": {"A": {"type": "object", "required": ["z"]}},
+    }
+    checker = compile_schema(schema)
+    assert "SLOW" not in checker.source
+    assert checker.errors({"a": {}, "b": 1}) == ["missing required property 'a.z'", "property 'b' must be object"]

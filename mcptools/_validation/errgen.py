@@ -40,13 +40,27 @@ def _reached(spec: Spec) -> list[Located]:
             found.append(single)
     found.extend(spec.any_of)
     found.extend(spec.one_of)
+    found.extend(spec.all_of)
     return found
+
+
+def _alias(spec: Spec) -> Located | None:
+    """What a schema stands for when all it holds is ``$ref`` or a one-branch ``allOf`` (plus annotations)."""
+    if spec.boolean is not None or _has_own_checks(spec):
+        return None
+    if spec.ref is not None and not spec.all_of:
+        return spec.ref
+    if spec.ref is None and len(spec.all_of) == 1:
+        return spec.all_of[0]
+    return None
 
 
 def _simple(spec: Spec) -> bool:
     if spec.boolean is not None:
         return True
-    if spec.all_of or spec.dependent_schemas or spec.pattern_properties or spec.dependent_required:
+    if spec.all_of and _alias(spec) is None:
+        return False
+    if spec.dependent_schemas or spec.pattern_properties or spec.dependent_required:
         return False
     if spec.if_ is not None or spec.has_unevaluated or spec.property_names is not None:
         return False
@@ -65,7 +79,7 @@ def _has_own_checks(spec: Spec) -> bool:
             value
             for value in (
                 spec.types,
-                spec.enum,
+                spec.enum is not None,
                 spec.const,
                 spec.properties,
                 spec.required,
@@ -168,8 +182,9 @@ class ErrorGenerator:
         spec = self.specs.spec(node)
         if spec.boolean is not None:
             return "NOTHING" if spec.boolean else "NOT_ALLOWED"
-        if spec.ref is not None and not _has_own_checks(spec):
-            return self.function(spec.ref)
+        target = _alias(spec)
+        if target is not None:
+            return self.function(target)
         key = node_key(node)
         name = self._functions.get(key)
         if name is None:
@@ -300,10 +315,10 @@ class ErrorGenerator:
     def _resolve(self, node: Located) -> Located:
         """Follow references that are all a schema holds (``{"$ref": ...}``), as derived schemas nest."""
         for _ in range(32):
-            spec = self.specs.spec(node)
-            if spec.ref is None or spec.boolean is not None or _has_own_checks(spec):
+            target = _alias(self.specs.spec(node))
+            if target is None:
                 break
-            node = spec.ref
+            node = target
         return node
 
     def _emit_value(self, spec: Spec, var: str, path: str, pad: str, stack: tuple[Any, ...]) -> None:
