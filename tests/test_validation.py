@@ -190,9 +190,15 @@ def test_at_most_one_error_per_location_with_all_of() -> None:
         ({"minItems": 2}, [1], "value must have at least 2 items"),
         ({"maxItems": 0}, [1], "value must have at most 0 items"),
         ({"uniqueItems": True}, [1, 1.0], "value must not contain duplicate items"),
-        ({"contains": {"type": "string"}}, [1], "value must contain at least 1 item that match string"),
+        ({"contains": {"type": "string"}}, [1], "value must contain at least 1 item that matches string"),
         ({"minProperties": 1}, {}, "value must have at least 1 property"),
         ({"not": {"type": "string"}}, "a", "value must not be string"),
+        ({"contains": {"const": 1}, "minContains": 2}, [1], "value must contain at least 2 items that match 1"),
+        (
+            {"allOf": [True, True], "contains": {"const": 1}, "maxContains": 1},
+            [1, 1],
+            "value must contain at most 1 item that matches 1",
+        ),
         ({"const": "on"}, "off", "value must be 'on'"),
         (
             {"anyOf": [{"type": "string"}, {"type": "integer"}]},

@@ -339,11 +339,11 @@ class Collectors:
                 if isinstance(value, (list, tuple)):
                     hits = sum(1 for item in value if check(item, dyn))
                     if hits < least:
-                        words = f"must contain at least {count_phrase(least, 'item', 'items')} that match {what}"
-                        out.append((path, False, f"{subject(path)} {words}"))
+                        counted = count_phrase(least, "item that matches", "items that match")
+                        out.append((path, False, f"{subject(path)} must contain at least {counted} {what}"))
                     elif most is not None and hits > most:
-                        words = f"must contain at most {count_phrase(most, 'item', 'items')} that match {what}"
-                        out.append((path, False, f"{subject(path)} {words}"))
+                        counted = count_phrase(most, "item that matches", "items that match")
+                        out.append((path, False, f"{subject(path)} must contain at most {counted} {what}"))
                 return False
 
             steps.append(contains)

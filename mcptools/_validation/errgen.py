@@ -282,7 +282,9 @@ class ErrorGenerator:
             hits = f"sum(1 for item in {var} if {contains}(item))"
             for size, operator, words in ((spec.min_contains, "<", "at least"), (spec.max_contains, ">", "at most")):
                 if size is not None and (size > 0 or operator == ">"):
-                    phrase = f" must contain {words} {count_phrase(size, 'item', 'items')} that match {what}"
+                    phrase = (
+                        f" must contain {words} {count_phrase(size, 'item that matches', 'items that match')} {what}"
+                    )
                     condition = f"{array_guard}{hits} {operator} {gen.constant(size, 'N')}"
                     checks.append((condition, gen.constant(phrase, "W")))
         if spec.not_ is not None:
