@@ -1,14 +1,21 @@
 """The error grammar: the contract's strings, and the same voice with a path for everything deeper.
 
-Every message is ``<subject> <predicate>`` or one of the contract's fixed shapes:
+For an object of arguments the strings are the contract's, in its order: ``missing required property '<name>'``
+for each missing required name (in ``required`` order), then for each argument in its own order at most one of
+``unexpected property '<name>'``, ``property '<name>' must be <type>``, ``property '<name>' must be one of [...]``
+(Python's repr of the enum list).
 
-- ``missing required property '<path>'``
-- ``unexpected property '<path>'`` (plus `` (did you mean '<name>'?)`` with ``hints=True``)
-- ``<subject> must be <type>`` / ``<subject> must be one of [...]`` / ``<subject> must be >= 1`` ...
+Deeper, the same voice with a path: ``<subject> <predicate>``, where the subject is ``value`` for the instance
+itself, ``property '<path>'`` below an object and ``item '<path>'`` below a top-level array; a path joins names
+with dots and indices with brackets (``where.street``, ``tags[2]``, ``[0].name``). Predicates: ``must be string or
+null``, ``must be >= 1``, ``must be at most 20 characters``, ``must match pattern '...'``, ``must match format
+'date-time'``, ``must have at least 1 item``, ``must not contain duplicate items``, ``must match exactly one of:
+A, B``, ``must not be string`` ... Fixed shapes: ``missing required property '<path>'``, ``missing property
+'<path>' (required when '<path>' is present)``, ``unexpected property '<path>'`` / ``unexpected item '<path>'``
+(plus `` (did you mean '<name>'?)`` only with ``hints=True``), ``value nests too deeply to validate``.
 
-The subject is ``value`` for the instance itself, ``property '<path>'`` below an object and ``item '<path>'``
-below an array, where the path joins names with dots and indices with brackets: ``where.street``, ``tags[2]``,
-``[0].name``.
+At most one error per location (the instance, or a property or item at any depth): a wrong type, enum or const
+ends that location; otherwise its first failing keyword is reported, then its children.
 """
 
 from __future__ import annotations
