@@ -201,3 +201,26 @@ def test_generated_errors_path_and_collectors_say_the_same(schema: Any, instance
     generated = compile_schema(schema).errors(instance)
     collected = compile_schema({"allOf": [schema, True]}).errors(instance)
     assert generated == collected, (schema, instance)
+
+
+WIDE_NAMES = [f"p{i}" for i in range(40)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(leaf_schemas, min_size=40, max_size=40),
+    st.lists(st.sampled_from(WIDE_NAMES), max_size=4, unique=True),
+    st.sampled_from([None, False, True, {"type": "integer"}]),
+    st.dictionaries(st.sampled_from([*WIDE_NAMES[:6], "x"]), json_values, max_size=5),
+)
+def test_wide_objects_agree(children: list[Any], required: list[str], extra: Any, arguments: Any) -> None:
+    """Above 32 declared properties the valid path walks the arguments instead of fetching each property."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": dict(zip(WIDE_NAMES, children, strict=True)),
+        "required": required,
+    }
+    if extra is not None:
+        schema["additionalProperties"] = extra
+    check_agreement(schema, arguments)
+    check_agreement({"allOf": [schema, True]}, arguments)

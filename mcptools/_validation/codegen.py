@@ -20,7 +20,7 @@ from .keywords import Spec, SpecTable, node_key
 from .resolve import Located
 from .values import has_unique_items, is_multiple_of, json_key, matcher
 
-__all__ = ["Generator", "NeedsDynamicScope", "type_test"]
+__all__ = ["Generator", "NeedsDynamicScope", "type_test", "value_key"]
 
 _TYPE_TESTS = {
     "string": "(type({0}) is str or isinstance({0}, str))",
@@ -34,6 +34,8 @@ _TYPE_TESTS = {
 }
 _TYPE_ONLY_KEYWORDS = frozenset({"type", "title", "description", "$comment", "examples", "default", "deprecated"})
 _MAX_INLINE_INDENT = 24
+# Up to this many declared properties, each is fetched with get(); above, the arguments are walked instead.
+_MAX_GET_PROPERTIES = 32
 _MAX_INLINE_LOOPS = 8
 
 
@@ -95,7 +97,7 @@ class Generator:
 
     def function(self, node: Located, mode: str) -> str:
         """The name of the function checking ``node`` in ``mode`` (``v`` or ``a``), generated later if new."""
-        key = (*node_key(node), mode)
+        key = (value_key(node), mode)
         name = self._functions.get(key)
         if name is None:
             self._counter += 1
@@ -345,13 +347,34 @@ class Generator:
         if spec.max_properties is not None:
             out.append(f"{pad}if len({var}) > {self.constant(spec.max_properties, 'N')}: {fail}")
         declared = {name for name, _ in spec.properties}
-        required = set(spec.required)
         loose = [self.constant(name, "K") for name in spec.required if name not in declared]
         if loose:
             out.append(f"{pad}if not ({' and '.join(f'{name} in {var}' for name in loose)}): {fail}")
         for trigger, names in spec.dependent_required:
             needed = " and ".join(f"{self.constant(name, 'K')} in {var}" for name in names)
             out.append(f"{pad}if {self.constant(trigger, 'K')} in {var} and not ({needed}): {fail}")
+        if len(spec.properties) > _MAX_GET_PROPERTIES and not spec.pattern_properties and not self.dynamic:
+            self._emit_wide_properties(spec, var, fail, ev, indent, loops)
+        else:
+            self._emit_properties(spec, var, fail, ev, indent, loops)
+        if spec.property_names is not None:
+            name = self.temp("k")
+            out.append(f"{pad}for {name} in {var}:")
+            self._child(spec.property_names, name, fail, indent + 1, loops + 1, base)
+        if spec.unevaluated_properties is not None:
+            assert ev is not None
+            key, value = self.temp("k"), self.temp()
+            out.append(f"{pad}for {key}, {value} in {var}.items():")
+            out.append(f"{pad}    if {key} not in {ev}:")
+            self._child(spec.unevaluated_properties, value, fail, indent + 2, loops + 1, base)
+            out.append(f"{pad}{ev}.update({var})")
+
+    def _emit_properties(self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int) -> None:
+        """Each declared property by ``get``: cheapest while there are few (the common tool)."""
+        out = self.lines
+        pad = "    " * indent
+        base = spec.node.base
+        required = set(spec.required)
         counting = spec.additional is not None and spec.additional.schema is False and not spec.pattern_properties
         counter = self.temp("n") if counting else ""
         if counting:
@@ -382,17 +405,31 @@ class Generator:
             out.append(f"{pad}if len({var}) != {counter}: {fail}")
         elif spec.pattern_properties or spec.additional is not None:
             self._emit_other_properties(spec, var, fail, ev, indent, loops)
-        if spec.property_names is not None:
-            name = self.temp("k")
-            out.append(f"{pad}for {name} in {var}:")
-            self._child(spec.property_names, name, fail, indent + 1, loops + 1, base)
-        if spec.unevaluated_properties is not None:
-            assert ev is not None
-            key, value = self.temp("k"), self.temp()
-            out.append(f"{pad}for {key}, {value} in {var}.items():")
-            out.append(f"{pad}    if {key} not in {ev}:")
-            self._child(spec.unevaluated_properties, value, fail, indent + 2, loops + 1, base)
-            out.append(f"{pad}{ev}.update({var})")
+
+    def _emit_wide_properties(self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int) -> None:
+        """Many declared properties: walk the arguments (usually few) and dispatch each to its function."""
+        out = self.lines
+        pad = "    " * indent
+        base = spec.node.base
+        declared = {name for name, _ in spec.properties}
+        wanted = [self.constant(name, "K") for name in spec.required if name in declared]
+        if wanted:
+            out.append(f"{pad}if not ({' and '.join(f'{name} in {var}' for name in wanted)}): {fail}")
+        table = {name: self.function(child, "v") for name, child in spec.properties}
+        self.namespace.setdefault("_dispatch", []).append(table)
+        dispatch = self.constant(table, "D", key=("dispatch", id(table)))
+        key, value, check = self.temp("k"), self.temp(), self.temp("f")
+        out.append(f"{pad}for {key}, {value} in {var}.items():")
+        out.append(f"{pad}    {check} = {dispatch}.get({key})")
+        out.append(f"{pad}    if {check} is not None:")
+        out.append(f"{pad}        if not {check}({value}): {fail}")
+        if ev is not None:
+            out.append(f"{pad}        {ev}.add({key})")
+        if spec.additional is not None:
+            out.append(f"{pad}    else:")
+            self._child(spec.additional, value, fail, indent + 2, loops + 1, base)
+            if ev is not None:
+                out.append(f"{pad}        {ev}.add({key})")
 
     def _emit_other_properties(self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int) -> None:
         out = self.lines
@@ -495,6 +532,23 @@ class Generator:
             out.append(f"{pad}        {value} = {var}[{slot}]")
             self._child(spec.unevaluated_items, value, fail, indent + 2, loops + 1, base)
             out.append(f"{pad}{ev}.update(range(len({var})))")
+
+
+def value_key(node: Located) -> tuple[Any, ...]:
+    """Identity of a subschema by value: equal subschemas under one base URI share one generated function.
+
+    A 200-property tool whose properties are all ``{"type": "string"}`` then compiles one string check, not 200.
+    """
+    schema = node.schema
+    if not isinstance(schema, dict):
+        return (repr(schema), node.base)
+    import json
+
+    try:
+        text = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):
+        return (*node_key(node), "by-identity")
+    return (text, node.base)
 
 
 def _is_object(var: str) -> str:

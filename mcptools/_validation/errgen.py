@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, final
 
-from .codegen import Generator, type_test
+from .codegen import Generator, type_test, value_key
 from .keywords import Spec, SpecTable, node_key
 from .messages import closest_name, count_phrase, describe_schema, negation_phrase, type_phrase
 from .resolve import Located
@@ -185,7 +185,7 @@ class ErrorGenerator:
         target = _alias(spec)
         if target is not None:
             return self.function(target)
-        key = node_key(node)
+        key = value_key(node)
         name = self._functions.get(key)
         if name is None:
             name = self._functions[key] = self.gen.temp("e")
