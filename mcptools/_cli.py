@@ -76,7 +76,9 @@ def load_registry(target: str) -> ToolRegistry:
         except ModuleNotFoundError as exc:
             raise TargetError(f"cannot import module {where!r}: {exc}") from None
     if attribute is not None:
-        found = getattr(module, attribute, None)
+        if not hasattr(module, attribute):
+            raise TargetError(f"{where} has no attribute {attribute!r}; name the variable that holds the registry")
+        found = getattr(module, attribute)
         if not isinstance(found, ToolRegistry):
             raise TargetError(f"{where}:{attribute} is {type(found).__name__}, not a ToolRegistry")
         return found

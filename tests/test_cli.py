@@ -56,7 +56,8 @@ def test_call_runs_the_tool_for_good_arguments() -> None:
     [
         (("call", WEATHER, "weather", "{not json"), "not valid JSON"),
         (("list", "no/such/file.py"), "no such file"),
-        (("list", "examples/weather.py:nothing"), "not a ToolRegistry"),
+        (("list", "examples/weather.py:nothing"), "has no attribute 'nothing'"),
+        (("list", "examples/weather.py:Literal"), "not a ToolRegistry"),
         (("list", "no_such_module_xyz"), "cannot import module"),
     ],
 )
