@@ -83,18 +83,24 @@ def _as_arguments(arguments: Mapping[str, object]) -> dict[str, Any]:
     return dict(arguments)
 
 
-def _field(value: object, key: str) -> object:
-    """``value[key]`` for a mapping, else the attribute (pydantic models)."""
+def _field(value: object, key: str, attribute: str) -> object:
+    """``value[key]`` for a mapping (JSON names), else the attribute.
+
+    The mcp SDK 2.x models name it in snake_case (``attribute``; camelCase is
+    only their JSON alias), 1.x models and plain objects as in JSON (``key``).
+    """
     if isinstance(value, Mapping):
         return value.get(key)
+    if hasattr(value, attribute):
+        return getattr(value, attribute)
     return getattr(value, key, None)
 
 
 def _error_text(result: object) -> str:
-    content = _field(result, "content")
+    content = _field(result, "content", "content")
     if not isinstance(content, list):
         return "the tool reported an error"
-    texts = [_field(block, "text") for block in content]
+    texts = [_field(block, "text", "text") for block in content]
     joined = "\n".join(text for text in texts if isinstance(text, str))
     return joined or "the tool reported an error"
 
@@ -103,12 +109,12 @@ def _structured_content(result: object) -> object:
     """The structured content of a result (or of a JSON-RPC response)."""
     if isinstance(result, Mapping) and "jsonrpc" in result:
         if "error" in result:
-            message = str(_field(result["error"], "message"))
+            message = str(_field(result["error"], "message", "message"))
             raise ToolCallError(message, result)
         result = result.get("result")
-    if _field(result, "isError"):
+    if _field(result, "isError", "is_error"):
         raise ToolCallError(_error_text(result), result)
-    structured = _field(result, "structuredContent")
+    structured = _field(result, "structuredContent", "structured_content")
     if structured is None:
         raise ToolCallError("the result has no structuredContent", result)
     return structured
