@@ -249,19 +249,19 @@ class TestToolWithProgressArguments(TypedDict):
 class Tools(Protocol[_R_co]):
     """The tools as methods: a typed client, or a test double."""
 
-    def json_schema_2020_12_tool(self, **arguments: Unpack[JsonSchema202012ToolArguments]) -> _R_co:
+    def json_schema_2020_12_tool(self, /, **arguments: Unpack[JsonSchema202012ToolArguments]) -> _R_co:
         """Tool with JSON Schema 2020-12 features
 
         Calls the tool "json_schema_2020_12_tool".
         """
 
-    def test_audio_content(self, **arguments: Unpack[TestAudioContentArguments]) -> _R_co:
+    def test_audio_content(self, /, **arguments: Unpack[TestAudioContentArguments]) -> _R_co:
         """Return a short WAV clip of silence.
 
         Calls the tool "test_audio_content".
         """
 
-    def test_elicitation(self, **arguments: Unpack[TestElicitationArguments]) -> _R_co:
+    def test_elicitation(self, /, **arguments: Unpack[TestElicitationArguments]) -> _R_co:
         """Ask the user for a username and an email address.
 
         Calls the tool "test_elicitation".
@@ -270,31 +270,35 @@ class Tools(Protocol[_R_co]):
             message: The message to show the user.
         """
 
-    def test_elicitation_sep1034_defaults(self, **arguments: Unpack[TestElicitationSep1034DefaultsArguments]) -> _R_co:
+    def test_elicitation_sep1034_defaults(
+        self,
+        /,
+        **arguments: Unpack[TestElicitationSep1034DefaultsArguments],
+    ) -> _R_co:
         """Elicit a form whose every field has a default value.
 
         Calls the tool "test_elicitation_sep1034_defaults".
         """
 
-    def test_elicitation_sep1330_enums(self, **arguments: Unpack[TestElicitationSep1330EnumsArguments]) -> _R_co:
+    def test_elicitation_sep1330_enums(self, /, **arguments: Unpack[TestElicitationSep1330EnumsArguments]) -> _R_co:
         """Elicit a form with all five enum shapes (single/multi select, titled/untitled, legacy enumNames).
 
         Calls the tool "test_elicitation_sep1330_enums".
         """
 
-    def test_embedded_resource(self, **arguments: Unpack[TestEmbeddedResourceArguments]) -> _R_co:
+    def test_embedded_resource(self, /, **arguments: Unpack[TestEmbeddedResourceArguments]) -> _R_co:
         """Return an embedded text resource.
 
         Calls the tool "test_embedded_resource".
         """
 
-    def test_error_handling(self, **arguments: Unpack[TestErrorHandlingArguments]) -> _R_co:
+    def test_error_handling(self, /, **arguments: Unpack[TestErrorHandlingArguments]) -> _R_co:
         """Always fail, to show how a tool reports an error to the model.
 
         Calls the tool "test_error_handling".
         """
 
-    def test_header_param(self, **arguments: Unpack[TestHeaderParamArguments]) -> _R_co:
+    def test_header_param(self, /, **arguments: Unpack[TestHeaderParamArguments]) -> _R_co:
         """Echo a region that the client also sends in the Mcp-Param-Region header.
 
         Calls the tool "test_header_param".
@@ -303,7 +307,7 @@ class Tools(Protocol[_R_co]):
             region: Where to look (x-mcp-header: "Region")
         """
 
-    def test_image_content(self, **arguments: Unpack[TestImageContentArguments]) -> _R_co:
+    def test_image_content(self, /, **arguments: Unpack[TestImageContentArguments]) -> _R_co:
         """Return a 1x1 red PNG image.
 
         Calls the tool "test_image_content".
@@ -311,6 +315,7 @@ class Tools(Protocol[_R_co]):
 
     def test_input_required_result_capabilities(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultCapabilitiesArguments],
     ) -> _R_co:
         """Ask only what the client can answer: a completion if it samples, a form if it elicits.
@@ -320,6 +325,7 @@ class Tools(Protocol[_R_co]):
 
     def test_input_required_result_elicitation(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultElicitationArguments],
     ) -> _R_co:
         """Ask the user's name, then greet them.
@@ -329,6 +335,7 @@ class Tools(Protocol[_R_co]):
 
     def test_input_required_result_list_roots(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultListRootsArguments],
     ) -> _R_co:
         """List the client's roots.
@@ -338,6 +345,7 @@ class Tools(Protocol[_R_co]):
 
     def test_input_required_result_multi_round(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultMultiRoundArguments],
     ) -> _R_co:
         """Two rounds of questions: the name first, then a favourite colour.
@@ -347,6 +355,7 @@ class Tools(Protocol[_R_co]):
 
     def test_input_required_result_multiple_inputs(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultMultipleInputsArguments],
     ) -> _R_co:
         """Ask three questions at once: a form, a completion and the roots.
@@ -356,6 +365,7 @@ class Tools(Protocol[_R_co]):
 
     def test_input_required_result_request_state(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultRequestStateArguments],
     ) -> _R_co:
         """Ask for a confirmation; the answer comes back with the sealed requestState.
@@ -365,6 +375,7 @@ class Tools(Protocol[_R_co]):
 
     def test_input_required_result_sampling(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultSamplingArguments],
     ) -> _R_co:
         """Ask the client's model a question and return its answer.
@@ -374,6 +385,7 @@ class Tools(Protocol[_R_co]):
 
     def test_input_required_result_tampered_state(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultTamperedStateArguments],
     ) -> _R_co:
         """Ask for a confirmation; a requestState altered by the client is refused.
@@ -381,31 +393,31 @@ class Tools(Protocol[_R_co]):
         Calls the tool "test_input_required_result_tampered_state".
         """
 
-    def test_logging_tool(self, **arguments: Unpack[TestLoggingToolArguments]) -> _R_co:
+    def test_logging_tool(self, /, **arguments: Unpack[TestLoggingToolArguments]) -> _R_co:
         """Log a message; it reaches the client only if the client asked for logs.
 
         Calls the tool "test_logging_tool".
         """
 
-    def test_missing_capability(self, **arguments: Unpack[TestMissingCapabilityArguments]) -> _R_co:
+    def test_missing_capability(self, /, **arguments: Unpack[TestMissingCapabilityArguments]) -> _R_co:
         """Needs sampling: a client that did not declare it gets error -32021.
 
         Calls the tool "test_missing_capability".
         """
 
-    def test_multiple_content_types(self, **arguments: Unpack[TestMultipleContentTypesArguments]) -> _R_co:
+    def test_multiple_content_types(self, /, **arguments: Unpack[TestMultipleContentTypesArguments]) -> _R_co:
         """Return text, an image and an embedded resource together.
 
         Calls the tool "test_multiple_content_types".
         """
 
-    def test_reconnection(self, **arguments: Unpack[TestReconnectionArguments]) -> _R_co:
+    def test_reconnection(self, /, **arguments: Unpack[TestReconnectionArguments]) -> _R_co:
         """Close the event stream mid-call; the result arrives once the client reconnects.
 
         Calls the tool "test_reconnection".
         """
 
-    def test_sampling(self, **arguments: Unpack[TestSamplingArguments]) -> _R_co:
+    def test_sampling(self, /, **arguments: Unpack[TestSamplingArguments]) -> _R_co:
         """Ask the client's model to answer `prompt`.
 
         Calls the tool "test_sampling".
@@ -414,25 +426,25 @@ class Tools(Protocol[_R_co]):
             prompt: The prompt to send to the LLM.
         """
 
-    def test_simple_text(self, **arguments: Unpack[TestSimpleTextArguments]) -> _R_co:
+    def test_simple_text(self, /, **arguments: Unpack[TestSimpleTextArguments]) -> _R_co:
         """Return a simple text response.
 
         Calls the tool "test_simple_text".
         """
 
-    def test_streaming_elicitation(self, **arguments: Unpack[TestStreamingElicitationArguments]) -> _R_co:
+    def test_streaming_elicitation(self, /, **arguments: Unpack[TestStreamingElicitationArguments]) -> _R_co:
         """Ask for a confirmation; over 2026-07-28 that is an input-required result, never a request on the stream.
 
         Calls the tool "test_streaming_elicitation".
         """
 
-    def test_tool_with_logging(self, **arguments: Unpack[TestToolWithLoggingArguments]) -> _R_co:
+    def test_tool_with_logging(self, /, **arguments: Unpack[TestToolWithLoggingArguments]) -> _R_co:
         """Send three info log messages, 50 ms apart.
 
         Calls the tool "test_tool_with_logging".
         """
 
-    def test_tool_with_progress(self, **arguments: Unpack[TestToolWithProgressArguments]) -> _R_co:
+    def test_tool_with_progress(self, /, **arguments: Unpack[TestToolWithProgressArguments]) -> _R_co:
         """Report progress 0, 50 and 100 out of 100, 50 ms apart.
 
         Calls the tool "test_tool_with_progress".
@@ -442,19 +454,19 @@ class Tools(Protocol[_R_co]):
 class AsyncTools(Protocol[_R_co]):
     """The tools as coroutine methods: a typed client, or a test double."""
 
-    async def json_schema_2020_12_tool(self, **arguments: Unpack[JsonSchema202012ToolArguments]) -> _R_co:
+    async def json_schema_2020_12_tool(self, /, **arguments: Unpack[JsonSchema202012ToolArguments]) -> _R_co:
         """Tool with JSON Schema 2020-12 features
 
         Calls the tool "json_schema_2020_12_tool".
         """
 
-    async def test_audio_content(self, **arguments: Unpack[TestAudioContentArguments]) -> _R_co:
+    async def test_audio_content(self, /, **arguments: Unpack[TestAudioContentArguments]) -> _R_co:
         """Return a short WAV clip of silence.
 
         Calls the tool "test_audio_content".
         """
 
-    async def test_elicitation(self, **arguments: Unpack[TestElicitationArguments]) -> _R_co:
+    async def test_elicitation(self, /, **arguments: Unpack[TestElicitationArguments]) -> _R_co:
         """Ask the user for a username and an email address.
 
         Calls the tool "test_elicitation".
@@ -465,6 +477,7 @@ class AsyncTools(Protocol[_R_co]):
 
     async def test_elicitation_sep1034_defaults(
         self,
+        /,
         **arguments: Unpack[TestElicitationSep1034DefaultsArguments],
     ) -> _R_co:
         """Elicit a form whose every field has a default value.
@@ -472,25 +485,29 @@ class AsyncTools(Protocol[_R_co]):
         Calls the tool "test_elicitation_sep1034_defaults".
         """
 
-    async def test_elicitation_sep1330_enums(self, **arguments: Unpack[TestElicitationSep1330EnumsArguments]) -> _R_co:
+    async def test_elicitation_sep1330_enums(
+        self,
+        /,
+        **arguments: Unpack[TestElicitationSep1330EnumsArguments],
+    ) -> _R_co:
         """Elicit a form with all five enum shapes (single/multi select, titled/untitled, legacy enumNames).
 
         Calls the tool "test_elicitation_sep1330_enums".
         """
 
-    async def test_embedded_resource(self, **arguments: Unpack[TestEmbeddedResourceArguments]) -> _R_co:
+    async def test_embedded_resource(self, /, **arguments: Unpack[TestEmbeddedResourceArguments]) -> _R_co:
         """Return an embedded text resource.
 
         Calls the tool "test_embedded_resource".
         """
 
-    async def test_error_handling(self, **arguments: Unpack[TestErrorHandlingArguments]) -> _R_co:
+    async def test_error_handling(self, /, **arguments: Unpack[TestErrorHandlingArguments]) -> _R_co:
         """Always fail, to show how a tool reports an error to the model.
 
         Calls the tool "test_error_handling".
         """
 
-    async def test_header_param(self, **arguments: Unpack[TestHeaderParamArguments]) -> _R_co:
+    async def test_header_param(self, /, **arguments: Unpack[TestHeaderParamArguments]) -> _R_co:
         """Echo a region that the client also sends in the Mcp-Param-Region header.
 
         Calls the tool "test_header_param".
@@ -499,7 +516,7 @@ class AsyncTools(Protocol[_R_co]):
             region: Where to look (x-mcp-header: "Region")
         """
 
-    async def test_image_content(self, **arguments: Unpack[TestImageContentArguments]) -> _R_co:
+    async def test_image_content(self, /, **arguments: Unpack[TestImageContentArguments]) -> _R_co:
         """Return a 1x1 red PNG image.
 
         Calls the tool "test_image_content".
@@ -507,6 +524,7 @@ class AsyncTools(Protocol[_R_co]):
 
     async def test_input_required_result_capabilities(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultCapabilitiesArguments],
     ) -> _R_co:
         """Ask only what the client can answer: a completion if it samples, a form if it elicits.
@@ -516,6 +534,7 @@ class AsyncTools(Protocol[_R_co]):
 
     async def test_input_required_result_elicitation(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultElicitationArguments],
     ) -> _R_co:
         """Ask the user's name, then greet them.
@@ -525,6 +544,7 @@ class AsyncTools(Protocol[_R_co]):
 
     async def test_input_required_result_list_roots(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultListRootsArguments],
     ) -> _R_co:
         """List the client's roots.
@@ -534,6 +554,7 @@ class AsyncTools(Protocol[_R_co]):
 
     async def test_input_required_result_multi_round(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultMultiRoundArguments],
     ) -> _R_co:
         """Two rounds of questions: the name first, then a favourite colour.
@@ -543,6 +564,7 @@ class AsyncTools(Protocol[_R_co]):
 
     async def test_input_required_result_multiple_inputs(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultMultipleInputsArguments],
     ) -> _R_co:
         """Ask three questions at once: a form, a completion and the roots.
@@ -552,6 +574,7 @@ class AsyncTools(Protocol[_R_co]):
 
     async def test_input_required_result_request_state(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultRequestStateArguments],
     ) -> _R_co:
         """Ask for a confirmation; the answer comes back with the sealed requestState.
@@ -561,6 +584,7 @@ class AsyncTools(Protocol[_R_co]):
 
     async def test_input_required_result_sampling(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultSamplingArguments],
     ) -> _R_co:
         """Ask the client's model a question and return its answer.
@@ -570,6 +594,7 @@ class AsyncTools(Protocol[_R_co]):
 
     async def test_input_required_result_tampered_state(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultTamperedStateArguments],
     ) -> _R_co:
         """Ask for a confirmation; a requestState altered by the client is refused.
@@ -577,31 +602,31 @@ class AsyncTools(Protocol[_R_co]):
         Calls the tool "test_input_required_result_tampered_state".
         """
 
-    async def test_logging_tool(self, **arguments: Unpack[TestLoggingToolArguments]) -> _R_co:
+    async def test_logging_tool(self, /, **arguments: Unpack[TestLoggingToolArguments]) -> _R_co:
         """Log a message; it reaches the client only if the client asked for logs.
 
         Calls the tool "test_logging_tool".
         """
 
-    async def test_missing_capability(self, **arguments: Unpack[TestMissingCapabilityArguments]) -> _R_co:
+    async def test_missing_capability(self, /, **arguments: Unpack[TestMissingCapabilityArguments]) -> _R_co:
         """Needs sampling: a client that did not declare it gets error -32021.
 
         Calls the tool "test_missing_capability".
         """
 
-    async def test_multiple_content_types(self, **arguments: Unpack[TestMultipleContentTypesArguments]) -> _R_co:
+    async def test_multiple_content_types(self, /, **arguments: Unpack[TestMultipleContentTypesArguments]) -> _R_co:
         """Return text, an image and an embedded resource together.
 
         Calls the tool "test_multiple_content_types".
         """
 
-    async def test_reconnection(self, **arguments: Unpack[TestReconnectionArguments]) -> _R_co:
+    async def test_reconnection(self, /, **arguments: Unpack[TestReconnectionArguments]) -> _R_co:
         """Close the event stream mid-call; the result arrives once the client reconnects.
 
         Calls the tool "test_reconnection".
         """
 
-    async def test_sampling(self, **arguments: Unpack[TestSamplingArguments]) -> _R_co:
+    async def test_sampling(self, /, **arguments: Unpack[TestSamplingArguments]) -> _R_co:
         """Ask the client's model to answer `prompt`.
 
         Calls the tool "test_sampling".
@@ -610,25 +635,25 @@ class AsyncTools(Protocol[_R_co]):
             prompt: The prompt to send to the LLM.
         """
 
-    async def test_simple_text(self, **arguments: Unpack[TestSimpleTextArguments]) -> _R_co:
+    async def test_simple_text(self, /, **arguments: Unpack[TestSimpleTextArguments]) -> _R_co:
         """Return a simple text response.
 
         Calls the tool "test_simple_text".
         """
 
-    async def test_streaming_elicitation(self, **arguments: Unpack[TestStreamingElicitationArguments]) -> _R_co:
+    async def test_streaming_elicitation(self, /, **arguments: Unpack[TestStreamingElicitationArguments]) -> _R_co:
         """Ask for a confirmation; over 2026-07-28 that is an input-required result, never a request on the stream.
 
         Calls the tool "test_streaming_elicitation".
         """
 
-    async def test_tool_with_logging(self, **arguments: Unpack[TestToolWithLoggingArguments]) -> _R_co:
+    async def test_tool_with_logging(self, /, **arguments: Unpack[TestToolWithLoggingArguments]) -> _R_co:
         """Send three info log messages, 50 ms apart.
 
         Calls the tool "test_tool_with_logging".
         """
 
-    async def test_tool_with_progress(self, **arguments: Unpack[TestToolWithProgressArguments]) -> _R_co:
+    async def test_tool_with_progress(self, /, **arguments: Unpack[TestToolWithProgressArguments]) -> _R_co:
         """Report progress 0, 50 and 100 out of 100, 50 ms apart.
 
         Calls the tool "test_tool_with_progress".
@@ -653,21 +678,21 @@ class TypedClient(Generic[_R]):
         arguments_dict = _as_arguments(arguments)
         return self._session.call_tool(name, arguments_dict)
 
-    def json_schema_2020_12_tool(self, **arguments: Unpack[JsonSchema202012ToolArguments]) -> _R:
+    def json_schema_2020_12_tool(self, /, **arguments: Unpack[JsonSchema202012ToolArguments]) -> _R:
         """Tool with JSON Schema 2020-12 features
 
         Calls the tool "json_schema_2020_12_tool".
         """
         return self._session.call_tool("json_schema_2020_12_tool", _as_arguments(arguments))
 
-    def test_audio_content(self, **arguments: Unpack[TestAudioContentArguments]) -> _R:
+    def test_audio_content(self, /, **arguments: Unpack[TestAudioContentArguments]) -> _R:
         """Return a short WAV clip of silence.
 
         Calls the tool "test_audio_content".
         """
         return self._session.call_tool("test_audio_content", _as_arguments(arguments))
 
-    def test_elicitation(self, **arguments: Unpack[TestElicitationArguments]) -> _R:
+    def test_elicitation(self, /, **arguments: Unpack[TestElicitationArguments]) -> _R:
         """Ask the user for a username and an email address.
 
         Calls the tool "test_elicitation".
@@ -677,35 +702,35 @@ class TypedClient(Generic[_R]):
         """
         return self._session.call_tool("test_elicitation", _as_arguments(arguments))
 
-    def test_elicitation_sep1034_defaults(self, **arguments: Unpack[TestElicitationSep1034DefaultsArguments]) -> _R:
+    def test_elicitation_sep1034_defaults(self, /, **arguments: Unpack[TestElicitationSep1034DefaultsArguments]) -> _R:
         """Elicit a form whose every field has a default value.
 
         Calls the tool "test_elicitation_sep1034_defaults".
         """
         return self._session.call_tool("test_elicitation_sep1034_defaults", _as_arguments(arguments))
 
-    def test_elicitation_sep1330_enums(self, **arguments: Unpack[TestElicitationSep1330EnumsArguments]) -> _R:
+    def test_elicitation_sep1330_enums(self, /, **arguments: Unpack[TestElicitationSep1330EnumsArguments]) -> _R:
         """Elicit a form with all five enum shapes (single/multi select, titled/untitled, legacy enumNames).
 
         Calls the tool "test_elicitation_sep1330_enums".
         """
         return self._session.call_tool("test_elicitation_sep1330_enums", _as_arguments(arguments))
 
-    def test_embedded_resource(self, **arguments: Unpack[TestEmbeddedResourceArguments]) -> _R:
+    def test_embedded_resource(self, /, **arguments: Unpack[TestEmbeddedResourceArguments]) -> _R:
         """Return an embedded text resource.
 
         Calls the tool "test_embedded_resource".
         """
         return self._session.call_tool("test_embedded_resource", _as_arguments(arguments))
 
-    def test_error_handling(self, **arguments: Unpack[TestErrorHandlingArguments]) -> _R:
+    def test_error_handling(self, /, **arguments: Unpack[TestErrorHandlingArguments]) -> _R:
         """Always fail, to show how a tool reports an error to the model.
 
         Calls the tool "test_error_handling".
         """
         return self._session.call_tool("test_error_handling", _as_arguments(arguments))
 
-    def test_header_param(self, **arguments: Unpack[TestHeaderParamArguments]) -> _R:
+    def test_header_param(self, /, **arguments: Unpack[TestHeaderParamArguments]) -> _R:
         """Echo a region that the client also sends in the Mcp-Param-Region header.
 
         Calls the tool "test_header_param".
@@ -715,7 +740,7 @@ class TypedClient(Generic[_R]):
         """
         return self._session.call_tool("test_header_param", _as_arguments(arguments))
 
-    def test_image_content(self, **arguments: Unpack[TestImageContentArguments]) -> _R:
+    def test_image_content(self, /, **arguments: Unpack[TestImageContentArguments]) -> _R:
         """Return a 1x1 red PNG image.
 
         Calls the tool "test_image_content".
@@ -724,6 +749,7 @@ class TypedClient(Generic[_R]):
 
     def test_input_required_result_capabilities(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultCapabilitiesArguments],
     ) -> _R:
         """Ask only what the client can answer: a completion if it samples, a form if it elicits.
@@ -734,6 +760,7 @@ class TypedClient(Generic[_R]):
 
     def test_input_required_result_elicitation(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultElicitationArguments],
     ) -> _R:
         """Ask the user's name, then greet them.
@@ -744,6 +771,7 @@ class TypedClient(Generic[_R]):
 
     def test_input_required_result_list_roots(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultListRootsArguments],
     ) -> _R:
         """List the client's roots.
@@ -754,6 +782,7 @@ class TypedClient(Generic[_R]):
 
     def test_input_required_result_multi_round(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultMultiRoundArguments],
     ) -> _R:
         """Two rounds of questions: the name first, then a favourite colour.
@@ -764,6 +793,7 @@ class TypedClient(Generic[_R]):
 
     def test_input_required_result_multiple_inputs(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultMultipleInputsArguments],
     ) -> _R:
         """Ask three questions at once: a form, a completion and the roots.
@@ -774,6 +804,7 @@ class TypedClient(Generic[_R]):
 
     def test_input_required_result_request_state(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultRequestStateArguments],
     ) -> _R:
         """Ask for a confirmation; the answer comes back with the sealed requestState.
@@ -782,7 +813,11 @@ class TypedClient(Generic[_R]):
         """
         return self._session.call_tool("test_input_required_result_request_state", _as_arguments(arguments))
 
-    def test_input_required_result_sampling(self, **arguments: Unpack[TestInputRequiredResultSamplingArguments]) -> _R:
+    def test_input_required_result_sampling(
+        self,
+        /,
+        **arguments: Unpack[TestInputRequiredResultSamplingArguments],
+    ) -> _R:
         """Ask the client's model a question and return its answer.
 
         Calls the tool "test_input_required_result_sampling".
@@ -791,6 +826,7 @@ class TypedClient(Generic[_R]):
 
     def test_input_required_result_tampered_state(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultTamperedStateArguments],
     ) -> _R:
         """Ask for a confirmation; a requestState altered by the client is refused.
@@ -799,35 +835,35 @@ class TypedClient(Generic[_R]):
         """
         return self._session.call_tool("test_input_required_result_tampered_state", _as_arguments(arguments))
 
-    def test_logging_tool(self, **arguments: Unpack[TestLoggingToolArguments]) -> _R:
+    def test_logging_tool(self, /, **arguments: Unpack[TestLoggingToolArguments]) -> _R:
         """Log a message; it reaches the client only if the client asked for logs.
 
         Calls the tool "test_logging_tool".
         """
         return self._session.call_tool("test_logging_tool", _as_arguments(arguments))
 
-    def test_missing_capability(self, **arguments: Unpack[TestMissingCapabilityArguments]) -> _R:
+    def test_missing_capability(self, /, **arguments: Unpack[TestMissingCapabilityArguments]) -> _R:
         """Needs sampling: a client that did not declare it gets error -32021.
 
         Calls the tool "test_missing_capability".
         """
         return self._session.call_tool("test_missing_capability", _as_arguments(arguments))
 
-    def test_multiple_content_types(self, **arguments: Unpack[TestMultipleContentTypesArguments]) -> _R:
+    def test_multiple_content_types(self, /, **arguments: Unpack[TestMultipleContentTypesArguments]) -> _R:
         """Return text, an image and an embedded resource together.
 
         Calls the tool "test_multiple_content_types".
         """
         return self._session.call_tool("test_multiple_content_types", _as_arguments(arguments))
 
-    def test_reconnection(self, **arguments: Unpack[TestReconnectionArguments]) -> _R:
+    def test_reconnection(self, /, **arguments: Unpack[TestReconnectionArguments]) -> _R:
         """Close the event stream mid-call; the result arrives once the client reconnects.
 
         Calls the tool "test_reconnection".
         """
         return self._session.call_tool("test_reconnection", _as_arguments(arguments))
 
-    def test_sampling(self, **arguments: Unpack[TestSamplingArguments]) -> _R:
+    def test_sampling(self, /, **arguments: Unpack[TestSamplingArguments]) -> _R:
         """Ask the client's model to answer `prompt`.
 
         Calls the tool "test_sampling".
@@ -837,28 +873,28 @@ class TypedClient(Generic[_R]):
         """
         return self._session.call_tool("test_sampling", _as_arguments(arguments))
 
-    def test_simple_text(self, **arguments: Unpack[TestSimpleTextArguments]) -> _R:
+    def test_simple_text(self, /, **arguments: Unpack[TestSimpleTextArguments]) -> _R:
         """Return a simple text response.
 
         Calls the tool "test_simple_text".
         """
         return self._session.call_tool("test_simple_text", _as_arguments(arguments))
 
-    def test_streaming_elicitation(self, **arguments: Unpack[TestStreamingElicitationArguments]) -> _R:
+    def test_streaming_elicitation(self, /, **arguments: Unpack[TestStreamingElicitationArguments]) -> _R:
         """Ask for a confirmation; over 2026-07-28 that is an input-required result, never a request on the stream.
 
         Calls the tool "test_streaming_elicitation".
         """
         return self._session.call_tool("test_streaming_elicitation", _as_arguments(arguments))
 
-    def test_tool_with_logging(self, **arguments: Unpack[TestToolWithLoggingArguments]) -> _R:
+    def test_tool_with_logging(self, /, **arguments: Unpack[TestToolWithLoggingArguments]) -> _R:
         """Send three info log messages, 50 ms apart.
 
         Calls the tool "test_tool_with_logging".
         """
         return self._session.call_tool("test_tool_with_logging", _as_arguments(arguments))
 
-    def test_tool_with_progress(self, **arguments: Unpack[TestToolWithProgressArguments]) -> _R:
+    def test_tool_with_progress(self, /, **arguments: Unpack[TestToolWithProgressArguments]) -> _R:
         """Report progress 0, 50 and 100 out of 100, 50 ms apart.
 
         Calls the tool "test_tool_with_progress".
@@ -884,21 +920,21 @@ class AsyncTypedClient(Generic[_R]):
         arguments_dict = _as_arguments(arguments)
         return await self._session.call_tool(name, arguments_dict)
 
-    async def json_schema_2020_12_tool(self, **arguments: Unpack[JsonSchema202012ToolArguments]) -> _R:
+    async def json_schema_2020_12_tool(self, /, **arguments: Unpack[JsonSchema202012ToolArguments]) -> _R:
         """Tool with JSON Schema 2020-12 features
 
         Calls the tool "json_schema_2020_12_tool".
         """
         return await self._session.call_tool("json_schema_2020_12_tool", _as_arguments(arguments))
 
-    async def test_audio_content(self, **arguments: Unpack[TestAudioContentArguments]) -> _R:
+    async def test_audio_content(self, /, **arguments: Unpack[TestAudioContentArguments]) -> _R:
         """Return a short WAV clip of silence.
 
         Calls the tool "test_audio_content".
         """
         return await self._session.call_tool("test_audio_content", _as_arguments(arguments))
 
-    async def test_elicitation(self, **arguments: Unpack[TestElicitationArguments]) -> _R:
+    async def test_elicitation(self, /, **arguments: Unpack[TestElicitationArguments]) -> _R:
         """Ask the user for a username and an email address.
 
         Calls the tool "test_elicitation".
@@ -910,6 +946,7 @@ class AsyncTypedClient(Generic[_R]):
 
     async def test_elicitation_sep1034_defaults(
         self,
+        /,
         **arguments: Unpack[TestElicitationSep1034DefaultsArguments],
     ) -> _R:
         """Elicit a form whose every field has a default value.
@@ -918,28 +955,28 @@ class AsyncTypedClient(Generic[_R]):
         """
         return await self._session.call_tool("test_elicitation_sep1034_defaults", _as_arguments(arguments))
 
-    async def test_elicitation_sep1330_enums(self, **arguments: Unpack[TestElicitationSep1330EnumsArguments]) -> _R:
+    async def test_elicitation_sep1330_enums(self, /, **arguments: Unpack[TestElicitationSep1330EnumsArguments]) -> _R:
         """Elicit a form with all five enum shapes (single/multi select, titled/untitled, legacy enumNames).
 
         Calls the tool "test_elicitation_sep1330_enums".
         """
         return await self._session.call_tool("test_elicitation_sep1330_enums", _as_arguments(arguments))
 
-    async def test_embedded_resource(self, **arguments: Unpack[TestEmbeddedResourceArguments]) -> _R:
+    async def test_embedded_resource(self, /, **arguments: Unpack[TestEmbeddedResourceArguments]) -> _R:
         """Return an embedded text resource.
 
         Calls the tool "test_embedded_resource".
         """
         return await self._session.call_tool("test_embedded_resource", _as_arguments(arguments))
 
-    async def test_error_handling(self, **arguments: Unpack[TestErrorHandlingArguments]) -> _R:
+    async def test_error_handling(self, /, **arguments: Unpack[TestErrorHandlingArguments]) -> _R:
         """Always fail, to show how a tool reports an error to the model.
 
         Calls the tool "test_error_handling".
         """
         return await self._session.call_tool("test_error_handling", _as_arguments(arguments))
 
-    async def test_header_param(self, **arguments: Unpack[TestHeaderParamArguments]) -> _R:
+    async def test_header_param(self, /, **arguments: Unpack[TestHeaderParamArguments]) -> _R:
         """Echo a region that the client also sends in the Mcp-Param-Region header.
 
         Calls the tool "test_header_param".
@@ -949,7 +986,7 @@ class AsyncTypedClient(Generic[_R]):
         """
         return await self._session.call_tool("test_header_param", _as_arguments(arguments))
 
-    async def test_image_content(self, **arguments: Unpack[TestImageContentArguments]) -> _R:
+    async def test_image_content(self, /, **arguments: Unpack[TestImageContentArguments]) -> _R:
         """Return a 1x1 red PNG image.
 
         Calls the tool "test_image_content".
@@ -958,6 +995,7 @@ class AsyncTypedClient(Generic[_R]):
 
     async def test_input_required_result_capabilities(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultCapabilitiesArguments],
     ) -> _R:
         """Ask only what the client can answer: a completion if it samples, a form if it elicits.
@@ -968,6 +1006,7 @@ class AsyncTypedClient(Generic[_R]):
 
     async def test_input_required_result_elicitation(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultElicitationArguments],
     ) -> _R:
         """Ask the user's name, then greet them.
@@ -978,6 +1017,7 @@ class AsyncTypedClient(Generic[_R]):
 
     async def test_input_required_result_list_roots(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultListRootsArguments],
     ) -> _R:
         """List the client's roots.
@@ -988,6 +1028,7 @@ class AsyncTypedClient(Generic[_R]):
 
     async def test_input_required_result_multi_round(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultMultiRoundArguments],
     ) -> _R:
         """Two rounds of questions: the name first, then a favourite colour.
@@ -998,6 +1039,7 @@ class AsyncTypedClient(Generic[_R]):
 
     async def test_input_required_result_multiple_inputs(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultMultipleInputsArguments],
     ) -> _R:
         """Ask three questions at once: a form, a completion and the roots.
@@ -1008,6 +1050,7 @@ class AsyncTypedClient(Generic[_R]):
 
     async def test_input_required_result_request_state(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultRequestStateArguments],
     ) -> _R:
         """Ask for a confirmation; the answer comes back with the sealed requestState.
@@ -1018,6 +1061,7 @@ class AsyncTypedClient(Generic[_R]):
 
     async def test_input_required_result_sampling(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultSamplingArguments],
     ) -> _R:
         """Ask the client's model a question and return its answer.
@@ -1028,6 +1072,7 @@ class AsyncTypedClient(Generic[_R]):
 
     async def test_input_required_result_tampered_state(
         self,
+        /,
         **arguments: Unpack[TestInputRequiredResultTamperedStateArguments],
     ) -> _R:
         """Ask for a confirmation; a requestState altered by the client is refused.
@@ -1036,35 +1081,35 @@ class AsyncTypedClient(Generic[_R]):
         """
         return await self._session.call_tool("test_input_required_result_tampered_state", _as_arguments(arguments))
 
-    async def test_logging_tool(self, **arguments: Unpack[TestLoggingToolArguments]) -> _R:
+    async def test_logging_tool(self, /, **arguments: Unpack[TestLoggingToolArguments]) -> _R:
         """Log a message; it reaches the client only if the client asked for logs.
 
         Calls the tool "test_logging_tool".
         """
         return await self._session.call_tool("test_logging_tool", _as_arguments(arguments))
 
-    async def test_missing_capability(self, **arguments: Unpack[TestMissingCapabilityArguments]) -> _R:
+    async def test_missing_capability(self, /, **arguments: Unpack[TestMissingCapabilityArguments]) -> _R:
         """Needs sampling: a client that did not declare it gets error -32021.
 
         Calls the tool "test_missing_capability".
         """
         return await self._session.call_tool("test_missing_capability", _as_arguments(arguments))
 
-    async def test_multiple_content_types(self, **arguments: Unpack[TestMultipleContentTypesArguments]) -> _R:
+    async def test_multiple_content_types(self, /, **arguments: Unpack[TestMultipleContentTypesArguments]) -> _R:
         """Return text, an image and an embedded resource together.
 
         Calls the tool "test_multiple_content_types".
         """
         return await self._session.call_tool("test_multiple_content_types", _as_arguments(arguments))
 
-    async def test_reconnection(self, **arguments: Unpack[TestReconnectionArguments]) -> _R:
+    async def test_reconnection(self, /, **arguments: Unpack[TestReconnectionArguments]) -> _R:
         """Close the event stream mid-call; the result arrives once the client reconnects.
 
         Calls the tool "test_reconnection".
         """
         return await self._session.call_tool("test_reconnection", _as_arguments(arguments))
 
-    async def test_sampling(self, **arguments: Unpack[TestSamplingArguments]) -> _R:
+    async def test_sampling(self, /, **arguments: Unpack[TestSamplingArguments]) -> _R:
         """Ask the client's model to answer `prompt`.
 
         Calls the tool "test_sampling".
@@ -1074,28 +1119,28 @@ class AsyncTypedClient(Generic[_R]):
         """
         return await self._session.call_tool("test_sampling", _as_arguments(arguments))
 
-    async def test_simple_text(self, **arguments: Unpack[TestSimpleTextArguments]) -> _R:
+    async def test_simple_text(self, /, **arguments: Unpack[TestSimpleTextArguments]) -> _R:
         """Return a simple text response.
 
         Calls the tool "test_simple_text".
         """
         return await self._session.call_tool("test_simple_text", _as_arguments(arguments))
 
-    async def test_streaming_elicitation(self, **arguments: Unpack[TestStreamingElicitationArguments]) -> _R:
+    async def test_streaming_elicitation(self, /, **arguments: Unpack[TestStreamingElicitationArguments]) -> _R:
         """Ask for a confirmation; over 2026-07-28 that is an input-required result, never a request on the stream.
 
         Calls the tool "test_streaming_elicitation".
         """
         return await self._session.call_tool("test_streaming_elicitation", _as_arguments(arguments))
 
-    async def test_tool_with_logging(self, **arguments: Unpack[TestToolWithLoggingArguments]) -> _R:
+    async def test_tool_with_logging(self, /, **arguments: Unpack[TestToolWithLoggingArguments]) -> _R:
         """Send three info log messages, 50 ms apart.
 
         Calls the tool "test_tool_with_logging".
         """
         return await self._session.call_tool("test_tool_with_logging", _as_arguments(arguments))
 
-    async def test_tool_with_progress(self, **arguments: Unpack[TestToolWithProgressArguments]) -> _R:
+    async def test_tool_with_progress(self, /, **arguments: Unpack[TestToolWithProgressArguments]) -> _R:
         """Report progress 0, 50 and 100 out of 100, 50 ms apart.
 
         Calls the tool "test_tool_with_progress".

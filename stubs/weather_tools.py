@@ -112,7 +112,7 @@ class WeatherArguments(TypedDict):
 class Tools(Protocol[_R_co]):
     """The tools as methods: a typed client, or a test double."""
 
-    def weather(self, **arguments: Unpack[WeatherArguments]) -> _R_co:
+    def weather(self, /, **arguments: Unpack[WeatherArguments]) -> _R_co:
         """Forecast the weather for a place.
 
         Calls the tool "weather".
@@ -127,7 +127,7 @@ class Tools(Protocol[_R_co]):
 class AsyncTools(Protocol[_R_co]):
     """The tools as coroutine methods: a typed client, or a test double."""
 
-    async def weather(self, **arguments: Unpack[WeatherArguments]) -> _R_co:
+    async def weather(self, /, **arguments: Unpack[WeatherArguments]) -> _R_co:
         """Forecast the weather for a place.
 
         Calls the tool "weather".
@@ -157,7 +157,7 @@ class TypedClient(Generic[_R]):
         arguments_dict = _as_arguments(arguments)
         return self._session.call_tool(name, arguments_dict)
 
-    def weather(self, **arguments: Unpack[WeatherArguments]) -> _R:
+    def weather(self, /, **arguments: Unpack[WeatherArguments]) -> _R:
         """Forecast the weather for a place.
 
         Calls the tool "weather".
@@ -188,7 +188,7 @@ class AsyncTypedClient(Generic[_R]):
         arguments_dict = _as_arguments(arguments)
         return await self._session.call_tool(name, arguments_dict)
 
-    async def weather(self, **arguments: Unpack[WeatherArguments]) -> _R:
+    async def weather(self, /, **arguments: Unpack[WeatherArguments]) -> _R:
         """Forecast the weather for a place.
 
         Calls the tool "weather".

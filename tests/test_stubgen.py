@@ -228,8 +228,8 @@ def test_objects_that_cannot_be_closed_say_so(tmp_module_dir: Path) -> None:
     assert 'additionalProperties: {"type": "integer"} (other keys are not typed)' in text
     assert hints(module, "NothingArguments") == {}
     assert module.AnythingArguments == dict[str, Any]
-    assert "def anything(self, **arguments: Any) -> _R:" in text
-    assert "def nothing(self, **arguments: Unpack[NothingArguments]) -> _R:" in text
+    assert "def anything(self, /, **arguments: Any) -> _R:" in text
+    assert "def nothing(self, /, **arguments: Unpack[NothingArguments]) -> _R:" in text
 
 
 def test_constraint_keywords_are_kept_as_notes() -> None:
@@ -305,7 +305,7 @@ def test_output_schema_gives_a_result_typeddict(tmp_module_dir: Path) -> None:
     )
     module = load(text, tmp_module_dir)
     assert hints(module, "WeatherResult") == {"temperature": float, "summary": NotRequired[str]}
-    assert "def weather(self, **arguments: Unpack[WeatherArguments]) -> WeatherResult:" in text
+    assert "def weather(self, /, **arguments: Unpack[WeatherArguments]) -> WeatherResult:" in text
 
 
 # --- realistic schemas ------------------------------------------------------------------------------------
@@ -330,7 +330,7 @@ def test_realistic_schemas_give_useful_types(tmp_module_dir: Path) -> None:
     assert issue["x-request-id"] == NotRequired[str]
     assert issue["type"] == NotRequired[Literal["bug", "feature", "task"]]
     assert hints(module, "CreateIssueResult")["state"] == NotRequired[Literal["open"]]
-    assert "def create_issue(self, **arguments: Unpack[CreateIssueArguments]) -> CreateIssueResult:" in text
+    assert "def create_issue(self, /, **arguments: Unpack[CreateIssueArguments]) -> CreateIssueResult:" in text
     # draft-07 definitions, recursive, and an allOf that extends a definition.
     family = hints(module, "RegisterFamilyArguments")
     assert family["owner"] == module.Person
@@ -609,6 +609,39 @@ def test_typed_client_raises_on_error_results(tmp_module_dir: Path) -> None:
         client.weather(location="Paris")
     with pytest.raises(module.ToolCallError, match="boom"):
         client.weather(location="Paris")
+
+
+def test_an_argument_named_self_is_a_keyword_like_any_other(tmp_module_dir: Path) -> None:
+    tools = [
+        tool("self_test", {"self": {"type": "integer"}, "arguments": {"type": "string"}}, ["self"]),
+        {"name": "kv", "inputSchema": {"type": "object", "additionalProperties": {"type": "integer"}}},
+    ]
+    module = load(generate_stubs(tools, source="test"), tmp_module_dir)
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    class Session:
+        def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+            sent.append((name, arguments))
+            return "ok"
+
+    client = module.TypedClient(Session())
+    assert client.self_test(self=1, arguments="x") == "ok"
+    assert client.kv(self=2, other=3) == "ok"
+    assert asyncio.run(module.AsyncTypedClient(_AsyncSession(sent)).self_test(self=4)) == "ok"
+    assert sent == [
+        ("self_test", {"self": 1, "arguments": "x"}),
+        ("kv", {"self": 2, "other": 3}),
+        ("self_test", {"self": 4}),
+    ]
+
+
+class _AsyncSession:
+    def __init__(self, sent: list[tuple[str, dict[str, Any]]]) -> None:
+        self.sent = sent
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+        self.sent.append((name, arguments))
+        return "ok"
 
 
 def test_async_typed_client_awaits_the_session(tmp_module_dir: Path) -> None:

@@ -44,6 +44,15 @@ TOOLS = [
         },
     },
     {"name": "kv", "inputSchema": {"type": "object", "additionalProperties": {"type": "integer"}}},
+    {
+        # "self" (and "arguments") are keywords like any other: the generated methods take self positionally.
+        "name": "self_test",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"self": {"type": "integer"}, "arguments": {"type": "string"}},
+            "required": ["self"],
+        },
+    },
 ]
 
 CLIENT = """\
@@ -75,6 +84,8 @@ client.weather(**arguments)
 odd: OddArguments = {"from": "x", "a-b": 1}
 client.odd(**odd)
 client.kv(a=1, b=2)
+client.kv(self=1)
+client.self_test(self=1, arguments="x")
 
 
 async def use_async() -> None:
@@ -94,6 +105,8 @@ temperature: str = client.weather(location="Paris")["temperature"]  # E: assignm
 client.weather(location="Paris")["humidity"]  # E: typeddict-item
 client.kv(a="x")  # E: arg-type
 odd_bad: OddArguments = {"from": "x", "a-b": "1"}  # E: typeddict-item
+client.self_test(self="1")  # E: arg-type
+client.self_test(arguments="x")  # E: call-arg
 
 
 async def bad_async() -> None:
@@ -163,7 +176,7 @@ def _mypy_errors(tmp_path: Path, client: str) -> tuple[set[tuple[int, str]], set
 
 def test_mypy_accepts_right_calls_and_rejects_wrong_ones(tmp_path: Path) -> None:
     expected, found, output = _mypy_errors(tmp_path, CLIENT)
-    assert len(expected) == 13
+    assert len(expected) == 15
     assert found == expected, output
 
 

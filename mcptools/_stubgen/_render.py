@@ -277,10 +277,11 @@ def _signature_lines(prefix: str, name: str, parameters: list[Parameter], return
 def _parameters(tool: _Tool, defined: set[str]) -> list[Parameter]:
     form = tool.arguments.form
     named = Name(tool.arguments.name, generated=True)
+    # ``self`` is positional-only so that an argument named "self" is one more keyword, not a clash.
     if form == "typed":
-        return ["self", ("**arguments", Sub("Unpack", (named,)))]
+        return ["self", "/", ("**arguments", Sub("Unpack", (named,)))]
     if form == "mapping":
-        return ["self", ("**arguments", _forward(tool.arguments.value_type, defined))]
+        return ["self", "/", ("**arguments", _forward(tool.arguments.value_type, defined))]
     return ["self", ("arguments", named), "/"]
 
 
