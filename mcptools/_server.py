@@ -28,6 +28,7 @@ from ._jsonrpc import (
     result_response,
 )
 from ._protocol.engine import engine_for
+from ._protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, STATELESS_VERSIONS
 from ._protocol.session import Session
 
 if TYPE_CHECKING:
@@ -44,8 +45,8 @@ def _invalid_request(message: object) -> Response:
     return error_response(
         echo_id(message),
         INVALID_REQUEST,
-        "Invalid Request: expected a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\", a string \"method\" "
-        "and a string or integer \"id\"",
+        'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
+        'and a string or integer "id"',
     )
 
 
@@ -102,6 +103,24 @@ FAST_METHODS: Final[dict[str, Callable[[ToolRegistry, RequestId, dict[str, Any]]
 }
 
 
+def _plain_stateless(params: dict[str, Any]) -> bool:
+    """A 2026-07-28 tools/call that needs nothing from the engine: a well-formed ``_meta`` naming a revision we
+    serve, no log level to honour, and no earlier round of an input-required exchange to resume.
+
+    Anything else (a malformed or unsupported ``_meta``, a resumed round) goes to the engine, which owns those
+    answers; tools that are async or take a Context are handed over by ``_tools_call`` itself.
+    """
+    meta = params["_meta"]
+    return (
+        type(meta) is dict
+        and meta.get(META_PROTOCOL_VERSION) in STATELESS_VERSIONS
+        and type(meta.get(META_CLIENT_CAPABILITIES)) is dict
+        and META_LOG_LEVEL not in meta
+        and "requestState" not in params
+        and "inputResponses" not in params
+    )
+
+
 async def _discard(message: dict[str, Any]) -> None:
     # Without a transport there is no stream: progress and log notifications have nowhere to go.
     return None
@@ -122,8 +141,9 @@ def handle(registry: ToolRegistry, message: object) -> Response | None:
             params = {}
         elif type(params) is not dict:
             return error_response(request_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
-        fast = FAST_METHODS.get(message["method"])
-        if fast is not None and "_meta" not in params:
+        method = message["method"]
+        fast = FAST_METHODS.get(method)
+        if fast is not None and ("_meta" not in params or (method == "tools/call" and _plain_stateless(params))):
             response = fast(registry, request_id, params)
             if response is not None:
                 return response
