@@ -518,3 +518,15 @@ def test_derived_wrappers_stay_on_the_generated_errors_path() -> None:
     checker = compile_schema(schema)
     assert "SLOW" not in checker.source
     assert checker.errors({"a": {}, "b": 1}) == ["missing required property 'a.z'", "property 'b' must be object"]
+
+
+def test_cache_under_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def work(i: int) -> list[str]:
+        schema = {"type": "object", "properties": {f"q{i % 700}": {"type": "integer"}}}
+        return validate({f"q{i % 700}": "x"}, schema)
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(work, range(3000)))
+    assert all(result == [f"property 'q{i % 700}' must be integer"] for i, result in enumerate(results))

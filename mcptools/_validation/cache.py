@@ -51,14 +51,21 @@ def _remember(schema: Any, options: tuple[bool, bool] = (False, False)) -> Valid
     validator = _by_value.get(key)
     if validator is None:
         validator = compile_schema(snapshot, hints=options[0], format_assertion=options[1])
-        if len(_by_value) >= _MAX_ENTRIES:
-            del _by_value[next(iter(_by_value))]
+        _evict_oldest(_by_value)
         _by_value[key] = validator
     if options == (False, False):
-        if len(_by_identity) >= _MAX_ENTRIES:
-            del _by_identity[next(iter(_by_identity))]
+        _evict_oldest(_by_identity)
         _by_identity[id(schema)] = (schema, snapshot, validator)
     return validator
+
+
+def _evict_oldest(table: dict[Any, Any]) -> None:
+    # Threads may race here; losing the race only means another thread already made room.
+    while len(table) >= _MAX_ENTRIES:
+        try:
+            del table[next(iter(table))]
+        except (KeyError, RuntimeError, StopIteration):
+            return
 
 
 def _copy(value: Any) -> Any:
