@@ -169,6 +169,39 @@ def test_arrays_tuples_maps_and_unions(tmp_module_dir: Path) -> None:
     assert found["nullable"] == NotRequired[str | None]
 
 
+def test_tuples_open_to_more_items_keep_their_positions_in_the_docstring(tmp_module_dir: Path) -> None:
+    text = generate_stubs(
+        [
+            tool(
+                "rows",
+                {
+                    "draft7_open": {"type": "array", "items": [{"type": "string"}, {"type": "integer", "minimum": 0}]},
+                    "draft7_tail": {
+                        "type": "array",
+                        "items": [{"type": "string"}],
+                        "additionalItems": {"type": "boolean"},
+                    },
+                    "open_prefix": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
+                    "draft7_closed": {"type": "array", "items": [{"type": "string"}], "additionalItems": False},
+                },
+            )
+        ],
+        source="test",
+    )
+    found = hints(load(text, tmp_module_dir), "RowsArguments")
+    assert found["draft7_open"] == NotRequired[list[Any]]
+    assert found["draft7_tail"] == NotRequired[list[str | bool]]
+    assert found["open_prefix"] == NotRequired[list[Any]]
+    assert found["draft7_closed"] == NotRequired[tuple[str]]
+    flat = " ".join(text.split())
+    # Each note names the keyword the schema used (draft-07 items/additionalItems, or prefixItems).
+    assert "items: the first items are str, int; more may follow, so typed as a list" in flat
+    assert "items[1].minimum: 0" in flat and "prefixItems[1].minimum" not in flat
+    assert "items: the first items are str; more may follow, so typed as a list" in flat
+    assert "prefixItems: the first items are int, str; more may follow, so typed as a list" in flat
+    assert flat.count("more may follow") == 3 * 5  # the field, and the Args of each of the four methods
+
+
 def test_nested_objects_defs_and_recursion(tmp_module_dir: Path) -> None:
     schema = {
         "type": "object",
@@ -230,6 +263,18 @@ def test_objects_that_cannot_be_closed_say_so(tmp_module_dir: Path) -> None:
     assert module.AnythingArguments == dict[str, Any]
     assert "def anything(self, /, **arguments: Any) -> _R:" in text
     assert "def nothing(self, /, **arguments: Unpack[NothingArguments]) -> _R:" in text
+
+
+def test_pattern_properties_beside_properties_are_noted_once(tmp_module_dir: Path) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"x": {"type": "string"}},
+        "patternProperties": {"^y": {"type": "integer"}},
+    }
+    text = generate_stubs([{"name": "p", "inputSchema": schema}], source="test")
+    module = load(text, tmp_module_dir)
+    assert module.PArguments.__doc__ == 'patternProperties: {"^y": {"type": "integer"}} (other keys are not typed)'
+    assert hints(module, "PArguments") == {"x": NotRequired[str]}
 
 
 def test_constraint_keywords_are_kept_as_notes() -> None:

@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from mcptools._json import is_json_type
 from mcptools._stubgen._text import NameAllocator, pascal_case
-from mcptools._stubgen._types import Lit, Name, PyType, Sub, UnionOf, any_type, union
+from mcptools._stubgen._types import Lit, Name, PyType, Sub, UnionOf, any_type, render, union
 
 __all__ = ["AliasDef", "ClassDef", "Definition", "FieldDef", "RootType", "SchemaTranslator", "json_text"]
 
@@ -552,7 +552,8 @@ class SchemaTranslator:
             text = description.strip() if isinstance(description, str) else ""
             fields.append(FieldDef(key, field_type, key in required, text, field_notes))
         fields.extend(FieldDef(key, any_type, True, "", []) for key in required if key not in properties)
-        notes = _notes(schema) + self._ignored_compositions(schema)
+        # patternProperties gets its own note just below (what it means for the class), not the bare keyword too.
+        notes = _notes(schema, frozenset({"patternProperties"})) + self._ignored_compositions(schema)
         extra = schema.get("additionalProperties")
         if "additionalProperties" in schema and extra is not False:
             notes.append(f"additionalProperties: {json_text(extra)} (other keys are not typed)")
@@ -567,8 +568,11 @@ class SchemaTranslator:
         """``list[T]``, or ``tuple[A, B]`` when the items are positional and the length is fixed."""
         prefix = schema.get("prefixItems")
         rest = schema.get("items")
+        prefix_keyword, rest_keyword = "prefixItems", "items"
         if not isinstance(prefix, list) and isinstance(rest, list):
+            # Draft-07 and earlier spell a tuple ``items: [...]``, its tail ``additionalItems``.
             prefix, rest = rest, schema.get("additionalItems")
+            prefix_keyword, rest_keyword = "items", "additionalItems"
         if not isinstance(prefix, list):
             if rest is None:
                 return Sub("list", (any_type,)), [], set()
@@ -579,7 +583,7 @@ class SchemaTranslator:
         for index, item in enumerate(prefix):
             item_type, item_notes = self.translate(item, document, f"{hint}Item{index + 1}")
             item_types.append(item_type)
-            notes.extend(_prefixed(f"prefixItems[{index}]", item_notes))
+            notes.extend(_prefixed(f"{prefix_keyword}[{index}]", item_notes))
         min_items = schema.get("minItems", 0)
         max_items = schema.get("maxItems")
         closed = rest is False or (isinstance(max_items, int) and max_items <= len(prefix))
@@ -589,8 +593,9 @@ class SchemaTranslator:
             if not item_types:
                 return Name("tuple[()]"), notes, exact
             return Sub("tuple", tuple(item_types)), notes, exact
-        if rest is not False:
-            rest_type, rest_notes = self.translate(True if rest is None else rest, document, f"{hint}Item")
-            item_types.append(rest_type)
-            notes.extend(_prefixed("items", rest_notes))
-        return Sub("list", (union(item_types),)), notes, set()
+        rest_type, rest_notes = self.translate(True if rest is None else rest, document, f"{hint}Item")
+        notes.extend(_prefixed(rest_keyword, rest_notes))
+        if prefix:  # more items may follow, so no tuple type fits: the positions are only in the docstring
+            positions = ", ".join(render(item) for item in item_types)
+            notes.append(f"{prefix_keyword}: the first items are {positions}; more may follow, so typed as a list")
+        return Sub("list", (union([*item_types, rest_type]),)), notes, set()
