@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from typing_extensions import NotRequired, get_type_hints
+from typing_extensions import NotRequired, Unpack, get_type_hints
 
 from mcptools._errors import SchemaError
 from mcptools._stubgen import add_stubgen_arguments, generate_stubs, run_stubgen, stubgen_main, tools_from_json
@@ -473,6 +473,25 @@ def test_tool_names_become_unique_method_names(tmp_module_dir: Path) -> None:
     client.call_tool_2()
     client.caf_()
     assert [name for name, _ in calls] == ["get_weather", "get-weather", "class", "call_tool", "café"]
+
+
+def test_clashing_tool_names_number_methods_and_types_alike(tmp_module_dir: Path) -> None:
+    output = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    tools = [
+        {
+            "name": name,
+            "inputSchema": {"type": "object", "properties": {"v": {"type": "string"}}},
+            "outputSchema": output,
+        }
+        for name in ("a.b", "a_b", "a-b")
+    ]
+    module = load(generate_stubs(tools, source="test"), tmp_module_dir)
+    # The tool already named like a method keeps the plain names; the others are numbered in one order.
+    for method, base, name in (("a_b", "AB", "a_b"), ("a_b_2", "AB2", "a-b"), ("a_b_3", "AB3", "a.b")):
+        signature = get_type_hints(getattr(module.TypedClient, method), include_extras=True)
+        assert signature["return"] is getattr(module, base + "Result")
+        assert signature["arguments"] == Unpack[getattr(module, base + "Arguments")]
+        assert f'Calls the tool "{name}".' in (getattr(module.TypedClient, method).__doc__ or "")
 
 
 def test_property_names_that_are_not_identifiers_use_the_functional_syntax(tmp_module_dir: Path) -> None:

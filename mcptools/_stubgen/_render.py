@@ -419,20 +419,27 @@ def generate_stubs(tools: Sequence[Mapping[str, Any]], *, source: str, line_leng
         raise ValueError(f"line_length must be at least {MIN_LINE_LENGTH}, not {line_length}")
     classes = NameAllocator(_RESERVED)
     methods = NameAllocator(frozenset({"call_tool"}), separator="_")
+    bases = NameAllocator(frozenset())
     translator = SchemaTranslator(classes)
     ordered = _checked_tools(tools)
-    # Tools whose names are already method names keep them; sanitised names come second.
-    plain = {
-        tool["name"]: methods.allocate(tool["name"]) for tool in ordered if method_name(tool["name"]) == tool["name"]
-    }
+    # Tools whose names are already method names keep them; sanitised names come second. Type names are
+    # handed out in the same order, so tools "a_b", "a-b", "a.b" get a_b / ABArguments, a_b_2 / AB2Arguments,
+    # a_b_3 / AB3Arguments: the numbers line up.
+    naming_order = sorted(ordered, key=lambda tool: method_name(tool["name"]) != tool["name"])
+    names: dict[str, tuple[str, str, str | None]] = {}
+    for raw in naming_order:
+        method = methods.allocate(method_name(raw["name"]))
+        base = bases.allocate(pascal_case(raw["name"], "Tool"))
+        arguments_name = classes.allocate(base + "Arguments")
+        result_name = classes.allocate(base + "Result") if raw.get("outputSchema") is not None else None
+        names[raw["name"]] = (method, arguments_name, result_name)
     facade: list[_Tool] = []
     for raw in ordered:
-        base = pascal_case(raw["name"], "Tool")
-        method = plain.get(raw["name"]) or methods.allocate(method_name(raw["name"]))
+        method, arguments_name, result_name = names[raw["name"]]
         try:
-            arguments = translator.root(raw.get("inputSchema", {"type": "object"}), base + "Arguments", arguments=True)
+            arguments = translator.root(raw.get("inputSchema", {"type": "object"}), arguments_name, arguments=True)
             output = raw.get("outputSchema")
-            result = translator.root(output, base + "Result", arguments=False) if output is not None else None
+            result = translator.root(output, result_name, arguments=False) if result_name is not None else None
         except RecursionError:
             raise SchemaError(f"tool {raw['name']!r}: its schemas nest too deeply to translate") from None
         facade.append(_Tool(raw, method, arguments, result))

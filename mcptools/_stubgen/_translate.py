@@ -286,14 +286,13 @@ class SchemaTranslator:
         self._classes: set[str] = set()
         self.definitions: list[Definition] = []
 
-    def root(self, schema: object, base: str, *, arguments: bool) -> RootType:
-        """Name and translate a tool's ``inputSchema`` (``arguments=True``) or ``outputSchema``.
+    def root(self, schema: object, name: str, *, arguments: bool) -> RootType:
+        """A tool's ``inputSchema`` (``arguments=True``) or ``outputSchema`` as ``name`` (allocated by the caller).
 
         An arguments object without properties and without ``additionalProperties`` becomes an empty
         TypedDict, so a facade method for it takes no keyword: for arguments an unlisted name is a mistake far
         more often than a use of JSON Schema's open default.
         """
-        name = self._names.allocate(base)
         named = Name(name, generated=True)
         document = _Document(schema)
         document.named[""] = named
