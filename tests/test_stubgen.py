@@ -597,6 +597,18 @@ def test_command_writes_checks_and_reports(tmp_path: Path, capsys: pytest.Captur
     assert "no such file" in capsys.readouterr().err
 
 
+def test_command_records_a_relative_target_normalised(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    outputs = []
+    for target in ("examples/weather.py", "./examples/weather.py", "examples/../examples//weather.py"):
+        assert stubgen_main([target]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0].startswith('"""Typed stubs for the MCP tools of examples/weather.py.')
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+
+
 def test_command_as_a_subcommand_of_mcptools(tmp_path: Path) -> None:
     # How mcptools' own parser wires it: add_stubgen_arguments on a subparser, run_stubgen on the result.
     parser = argparse.ArgumentParser(prog="mcptools")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import urllib.error
 import urllib.request
@@ -206,6 +207,14 @@ def _usage_error(message: str) -> int:
     return 2
 
 
+def _source_name(target: str) -> str:
+    """TARGET as the module header records it: ``./examples/weather.py`` and ``examples/weather.py`` give the
+    same bytes (and ``/`` on every system, so a committed stub is the same wherever it is regenerated)."""
+    if os.path.isabs(target):
+        return target
+    return os.path.normpath(target).replace(os.sep, "/")
+
+
 def run_stubgen(args: argparse.Namespace) -> int:
     """Run the command on parsed arguments: 0 written (or fresh), 1 stale with --check, 2 an error.
 
@@ -224,7 +233,7 @@ def run_stubgen(args: argparse.Namespace) -> int:
         headers[name.strip()] = value.strip()
     try:
         tools = load_tools(args.target, args.url, headers)
-        text = generate_stubs(tools, source=args.url or args.target, line_length=args.line_length)
+        text = generate_stubs(tools, source=args.url or _source_name(args.target), line_length=args.line_length)
     except (StubgenError, ValueError) as exc:
         return _usage_error(str(exc))
     if args.output is None:
