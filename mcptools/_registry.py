@@ -192,7 +192,7 @@ class Tool:
         "validator",
     )
 
-    def __init__(self, fn: Callable[..., Any], options: _ToolOptions) -> None:
+    def __init__(self, fn: Callable[..., Any], options: _ToolOptions, *, suggest_names: bool = False) -> None:
         _check_options(fn, options)
         where = f"function {_describe(fn)}"
         self.fn = fn
@@ -208,7 +208,7 @@ class Tool:
         self.serialize_output = derived.serialize_output
         self.annotations = dict(options.annotations) if options.annotations is not None else None
         try:
-            self.validator: Validator = checker_for(self.input_schema)
+            self.validator: Validator = checker_for(self.input_schema, hints=suggest_names)
         except SchemaError as exc:
             raise ToolDefinitionError(f"{where}: input_schema is not a valid JSON Schema: {exc}") from None
         self.is_async = inspect.iscoroutinefunction(fn)
@@ -240,7 +240,17 @@ class ToolRegistry:
     ``registry.handle(message)`` answers one JSON-RPC message.
     """
 
-    __slots__ = ("__weakref__", "_engine", "_entries", "_tools", "expose_errors", "instructions", "name", "version")
+    __slots__ = (
+        "__weakref__",
+        "_engine",
+        "_entries",
+        "_tools",
+        "expose_errors",
+        "instructions",
+        "name",
+        "suggest_names",
+        "version",
+    )
 
     def __init__(
         self,
@@ -249,6 +259,7 @@ class ToolRegistry:
         version: str = "0.1.0",
         instructions: str | None = None,
         expose_errors: bool = False,
+        suggest_names: bool = False,
     ) -> None:
         if type(name) is not str or not name:
             raise ToolDefinitionError("ToolRegistry needs a server name, e.g. ToolRegistry('weather-server')")
@@ -257,6 +268,9 @@ class ToolRegistry:
         self.instructions = instructions
         # Development aid: show exception text (never tracebacks) in results of tools that fail unexpectedly.
         self.expose_errors = expose_errors
+        # Off by default because the contract's strings are exact: with it, an unknown argument close to a
+        # known one reads "unexpected property 'locaton' (did you mean 'location'?)".
+        self.suggest_names = suggest_names
         self._tools: dict[str, Tool] = {}
         self._entries: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {}
         # The protocol engine (sessions, sealed state) is made on first use by _protocol.engine.engine_for.
@@ -332,7 +346,7 @@ class ToolRegistry:
                 f"function {_describe(fn)}: a tool named {name!r} is already registered "
                 f"(function {_describe(existing.fn)}); pass name='...' to give one of them another name"
             )
-        entry = Tool(fn, options)
+        entry = Tool(fn, options, suggest_names=self.suggest_names)
         self._tools[entry.name] = entry
         self._entries[entry.name] = (entry.input_schema, fn)
         return entry

@@ -309,3 +309,18 @@ def test_iterating_a_registry_gives_its_tools() -> None:
 
     assert [entry.name for entry in registry] == ["a"]
     assert len(registry) == 1
+
+
+def test_did_you_mean_hints_are_opt_in() -> None:
+    def weather(location: str) -> str:
+        return location
+
+    strict, helpful = ToolRegistry("strict"), ToolRegistry("helpful", suggest_names=True)
+    strict.add(weather)
+    helpful.add(weather)
+    bad = {"locaton": "Paris"}
+    missing = "Invalid arguments: missing required property 'location'; "
+    assert text_of(call(strict, "weather", bad)) == missing + "unexpected property 'locaton'"
+    assert text_of(call(helpful, "weather", bad)) == (
+        missing + "unexpected property 'locaton' (did you mean 'location'?)"
+    )
