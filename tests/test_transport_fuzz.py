@@ -27,7 +27,9 @@ def guarded_registry(calls: list[Any]) -> ToolRegistry:
     return registry
 
 
-json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6)
+json_scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=6)
+)
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
@@ -45,8 +47,30 @@ near_messages = st.fixed_dictionaries(
         | json_values,
     },
 )
+
+
+def _nest(depth: int, kinds: list[bool], inner: bytes) -> bytes:
+    """``inner`` wrapped ``depth`` times, in arrays or objects as ``kinds`` cycles; sometimes left unclosed."""
+    opening = b"".join(b"[" if kinds[i % len(kinds)] else b'{"k":' for i in range(depth))
+    closing = b"".join(b"]" if kinds[i % len(kinds)] else b"}" for i in reversed(range(depth)))
+    return opening + inner + closing
+
+
+# Nesting around the decoder's limit and far past it, bare or as the arguments of a real tools/call.
+deep_bodies = st.builds(
+    lambda depth, kinds, inner, wrap, truncate: (
+        (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{"n":' if wrap else b"")
+        + _nest(depth, kinds, inner)
+        + (b"}}}" if wrap else b"")
+    )[: len(_nest(depth, kinds, inner)) // 2 if truncate else None],
+    st.integers(1, 700) | st.integers(700, 60_000),
+    st.lists(st.booleans(), min_size=1, max_size=4),
+    st.sampled_from([b"", b"1", b"NaN", b'"s"', b"null"]),
+    st.booleans(),
+    st.booleans(),
+)
 lines = st.lists(
-    st.binary(max_size=40) | near_messages.map(lambda m: json.dumps(m).encode()),
+    st.binary(max_size=40) | near_messages.map(lambda m: json.dumps(m).encode()) | deep_bodies,
     max_size=8,
 ).map(lambda parts: b"\n".join(p.replace(b"\n", b" ") for p in parts) + b"\n")
 
@@ -65,6 +89,36 @@ def test_arbitrary_stdio_input(data: bytes) -> None:
             assert message["error"]["code"] in (-32700, -32600, -32601, -32602, -32022)
     # Any call that did get through had valid arguments: an int.
     assert all(type(n) is int for n in calls)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deep_bodies, st.sampled_from(["2026-07-28", None]))
+def test_deep_nesting_over_http_is_a_client_error(body: bytes, version: str | None) -> None:
+    calls: list[Any] = []
+    app = StreamableHTTPApp(guarded_registry(calls), max_body_bytes=1_000_000)
+    headers = [(b"host", b"localhost"), (b"content-type", b"application/json"), (b"accept", b"application/json")]
+    if version is not None:
+        headers += [(b"mcp-protocol-version", version.encode()), (b"mcp-method", b"tools/call")]
+        headers += [(b"mcp-name", b"count")]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
+    statuses: list[int] = []
+    delivered = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    asyncio.run(asyncio.wait_for(app(scope, receive, send), 5))
+    assert len(statuses) == 1 and 400 <= statuses[0] < 500
+    assert calls == []  # no nesting is an int
 
 
 header_values = st.sampled_from(

@@ -247,6 +247,35 @@ def test_http_level_refusals(app: StreamableHTTPApp) -> None:
     assert batch.status == 400 and batch.json()["error"]["code"] == -32600
 
 
+def _deep_tools_call(depth: int) -> bytes:
+    envelope = json.dumps(request("tools/call", {"name": "echo", "arguments": {"text": "X"}}))
+    return envelope.replace('"X"', "[" * depth + "]" * depth).encode()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
+        b"[" * 1000 + b"]" * 1000,
+        _deep_tools_call(3000),
+    ],
+    ids=["arrays-100000", "objects-50000", "arrays-1000", "tools-call-3000"],
+)
+def test_deeply_nested_bodies_are_parse_errors_not_500(body: bytes) -> None:
+    app = StreamableHTTPApp(make_registry(), max_body_bytes=1_000_000)
+    reply = run(call(app, raw=body, headers=stateless_headers("tools/call", "echo")))
+    assert reply.status == 400
+    assert reply.json()["error"]["code"] == -32700
+    assert "nests deeper than" in reply.json()["error"]["message"]
+
+
+def test_nesting_within_the_limit_reaches_the_tool_and_gets_a_clean_answer(app: StreamableHTTPApp) -> None:
+    reply = run(call(app, raw=_deep_tools_call(400), headers=stateless_headers("tools/call", "echo")))
+    assert reply.status == 200
+    assert reply.json()["result"]["isError"] is True  # the schema wants a string: a validation error, no crash
+
+
 # -- 2026-07-28 stateless POST -------------------------------------------------------------------------
 
 

@@ -204,3 +204,33 @@ def test_a_batch_line_on_a_later_revision_gets_a_single_invalid_request_error() 
     assert out[0]["result"]["protocolVersion"] == "2025-06-18"
     assert out[1]["id"] is None and out[1]["error"]["code"] == -32600
     assert "batches are not supported" in out[1]["error"]["message"]
+
+
+def test_deeply_nested_lines_get_parse_errors_and_calls_in_flight_still_answer() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    def echo(x: Any) -> str:
+        return json.dumps(x)[:20]
+
+    def tools_call(request_id: int, depth: int) -> bytes:
+        arguments = '{"x":' + "[" * depth + "]" * depth + "}"
+        envelope = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "echo"}}
+        return json.dumps(envelope).replace('"echo"}', '"echo","arguments":' + arguments + "}").encode() + b"\n"
+
+    out = serve_lines(
+        registry,
+        [
+            tools_call(1, 400),
+            b"[" * 1000 + b"]" * 1000 + b"\n",
+            tools_call(2, 3000),
+            b'{"a":' * 50_000 + b"1" + b"}" * 50_000 + b"\n",
+            b'{"jsonrpc": "2.0", "id": 3, "method": "ping"}\n',
+        ],
+    )
+    errors = [m for m in out if "error" in m]
+    assert [(m["id"], m["error"]["code"]) for m in errors] == [(None, -32700)] * 3
+    assert all("nests deeper than" in m["error"]["message"] for m in errors)
+    answers = {m["id"]: m["result"] for m in out if "result" in m}
+    assert answers[1]["content"] == [{"type": "text", "text": "[" * 20}]
+    assert 3 in answers

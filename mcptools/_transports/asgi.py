@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -30,6 +29,7 @@ from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_re
 from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for, refuse_batch
 from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED
 from .._protocol.session import ClientRequestError, Send, Session
+from .._protocol.wire import ParseFailure, decode_message, encode_message
 from .http_rules import (
     DEFAULT_ALLOWED_HOSTS,
     HostRules,
@@ -223,9 +223,9 @@ class StreamableHTTPApp:
             raise _Reject(406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream")
         body = await self._read_body(headers, receive)
         try:
-            message = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            raise _Reject(400, PARSE_ERROR, "Parse error: the body is not valid JSON") from None
+            message = decode_message(body)
+        except ParseFailure as failure:
+            raise _Reject(400, PARSE_ERROR, str(failure)) from None
         if type(message) is list:
             await self._post_batch(headers, message, sse_ok, send)
             return
@@ -544,10 +544,11 @@ async def _no_stream(message: dict[str, Any]) -> None:
 
 
 async def _send_json(send: ASGISend, status: int, body: Answer, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    if body is None:
+    text = encode_message(body) if body is not None else None
+    if text is None:
         await _send_empty(send, 202 if status < 300 else status, extra)
         return
-    payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    payload = text.encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode("ascii"))]
     await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
     await send({"type": "http.response.body", "body": payload, "more_body": False})
@@ -565,8 +566,9 @@ async def _stream_without_ids(stream: EventStream, send: ASGISend, receive: Rece
         async for _event_id, data in stream.follow():
             await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
         if final and final[0] is not None:
-            text = json.dumps(final[0], ensure_ascii=False, separators=(",", ":"))
-            await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
+            text = encode_message(final[0])
+            if text is not None:
+                await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     await _until_disconnect(pump(), receive)

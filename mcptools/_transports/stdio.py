@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import sys
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final
 from .._jsonrpc import PARSE_ERROR, error_response
 from .._protocol.engine import Engine, engine_for
 from .._protocol.session import Session
+from .._protocol.wire import ParseFailure, decode_message, encode_message
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
@@ -67,7 +67,10 @@ async def serve_stdio_async(
     running: set[asyncio.Task[None]] = set()
 
     async def write(message: dict[str, Any] | list[dict[str, Any]]) -> None:
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        text = encode_message(message)
+        if text is None:
+            return
+        data = text.encode("utf-8") + b"\n"
         async with write_lock:
             await loop.run_in_executor(None, _write_all, writer, data)
 
@@ -89,10 +92,10 @@ async def serve_stdio_async(
             continue
         try:
             if line == b"\x00too-long":
-                raise ValueError("line too long")
-            message = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
-            await write(error_response(None, PARSE_ERROR, "Parse error: the line is not valid JSON"))
+                raise ParseFailure(f"Parse error: the line is longer than {_MAX_LINE} bytes")
+            message = decode_message(line)
+        except ParseFailure as failure:
+            await write(error_response(None, PARSE_ERROR, str(failure)))
             continue
         if isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
             # A client's answer to one of our requests: deliver it now, a waiting tool depends on it.

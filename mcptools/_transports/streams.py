@@ -9,10 +9,11 @@ so a long call survives proxies that drop idle connections.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any, final
+
+from .._protocol.wire import encode_message
 
 __all__ = ["EventStream", "parse_event_id", "sse_event"]
 
@@ -73,9 +74,10 @@ class EventStream:
         index = start
         while True:
             while index < len(self.messages):
-                message = self.messages[index]
+                text = encode_message(self.messages[index])
                 index += 1
-                yield self.event_id(index), json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+                if text is not None:
+                    yield self.event_id(index), text
             if self.done or self.epoch != epoch:
                 return
             self._changed.clear()

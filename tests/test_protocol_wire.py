@@ -1,0 +1,86 @@
+"""JSON on the wire: nesting is bounded when decoding, NaN/Infinity never go out, and nothing here raises."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from mcptools._protocol.wire import MAX_NESTING, ParseFailure, decode_message, encode_message, nesting_depth
+
+
+def nested_arrays(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"[" * 1000 + b"]" * 1000,
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
+        b"[" * 100_000,  # not even valid: still a parse failure, not a RecursionError
+    ],
+)
+def test_deep_nesting_is_a_parse_failure_not_a_recursion_error(text: bytes) -> None:
+    with pytest.raises(ParseFailure, match="nests deeper than 512 levels"):
+        decode_message(text)
+
+
+def test_the_limit_is_exact_and_counts_arrays_and_objects_alike() -> None:
+    at_limit = json.dumps(nested_arrays(MAX_NESTING))
+    assert nesting_depth(decode_message(at_limit)) == MAX_NESTING
+    with pytest.raises(ParseFailure):
+        decode_message(json.dumps(nested_arrays(MAX_NESTING + 1)))
+    objects = '{"a":' * MAX_NESTING + "1" + "}" * MAX_NESTING
+    assert nesting_depth(decode_message(objects.encode())) == MAX_NESTING
+    with pytest.raises(ParseFailure):
+        decode_message('{"a":' * (MAX_NESTING + 1) + "1" + "}" * (MAX_NESTING + 1))
+
+
+def test_brackets_inside_strings_do_not_count() -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"text": "[{" * 5000}}
+    assert decode_message(json.dumps(message).encode()) == message
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_json_number_constants_are_refused(constant: str) -> None:
+    with pytest.raises(ParseFailure, match="not valid JSON"):
+        decode_message(f'{{"x": {constant}}}'.encode())
+
+
+def test_nesting_depth() -> None:
+    assert nesting_depth(1) == 0
+    assert nesting_depth([]) == 1
+    assert nesting_depth({"a": [1, {"b": []}], "c": {}}) == 4
+
+
+def test_encoding_refuses_nan_and_answers_the_same_id_with_an_error() -> None:
+    text = encode_message({"jsonrpc": "2.0", "id": 7, "result": {"x": float("nan")}})
+    assert text is not None
+    message = json.loads(text)  # strict enough: json.loads would take NaN, so check the text too
+    assert "NaN" not in text
+    assert message["id"] == 7 and message["error"]["code"] == -32603
+
+
+def test_a_notification_that_cannot_be_encoded_is_dropped() -> None:
+    notification = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": float("inf")}}
+    assert encode_message(notification) is None
+
+
+def test_a_result_nested_too_deep_to_encode_becomes_an_error() -> None:
+    text = encode_message({"jsonrpc": "2.0", "id": "d", "result": {"x": nested_arrays(100_000)}})
+    assert text is not None and json.loads(text)["error"]["code"] == -32603
+
+
+def test_a_batch_keeps_its_good_members() -> None:
+    good = {"jsonrpc": "2.0", "id": 1, "result": {}}
+    bad = {"jsonrpc": "2.0", "id": 2, "result": {"x": float("-inf")}}
+    text = encode_message([good, bad])
+    assert text is not None
+    assert [m.get("result") for m in json.loads(text)] == [{}, None]
+    assert json.loads(text)[1]["error"]["code"] == -32603
