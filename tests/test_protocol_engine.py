@@ -669,3 +669,32 @@ def test_a_call_the_transport_abandons_is_cancelled_for_the_tool_too() -> None:
 
     run(scenario())
     assert saw == [True]
+
+
+def test_non_finite_numbers_in_tool_output_are_an_output_error_not_invalid_json() -> None:
+    registry = ToolRegistry("nan")
+
+    @registry.tool
+    def not_a_number() -> float:
+        return float("nan")
+
+    @registry.tool
+    def unbounded() -> dict[str, float]:
+        return {"a": 1.0, "b": float("inf")}
+
+    @registry.tool
+    async def negative_unbounded(ctx: Context) -> list[float]:
+        return [float("-inf")]
+
+    @registry.tool
+    def fine() -> float:
+        return 1.5
+
+    for name in ("not_a_number", "unbounded", "negative_unbounded"):
+        response = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name}})
+        assert response is not None
+        result = response["result"]
+        assert result["isError"] is True and "structuredContent" not in result
+        assert result["content"][0]["text"].startswith(f"Tool '{name}' returned a non-finite number (NaN or Infinity)")
+    response = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "fine"}})
+    assert response is not None and response["result"]["structuredContent"] == {"result": 1.5}

@@ -234,3 +234,36 @@ def test_deeply_nested_lines_get_parse_errors_and_calls_in_flight_still_answer()
     answers = {m["id"]: m["result"] for m in out if "result" in m}
     assert answers[1]["content"] == [{"type": "text", "text": "[" * 20}]
     assert 3 in answers
+
+
+def _no_constants(name: str) -> Any:
+    raise AssertionError(f"{name} on the wire")
+
+
+def test_nan_never_reaches_the_wire() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    def ratio() -> float:
+        return float("nan")
+
+    @registry.tool
+    async def progress(ctx: Context) -> str:
+        await ctx.report_progress(float("inf"), 1)  # a notification JSON cannot carry is dropped
+        await ctx.report_progress(1, 1)
+        return "done"
+
+    def tools_call(request_id: int, name: str) -> bytes:
+        params = {"name": name, "_meta": {"progressToken": "p"}}
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}).encode()
+
+    stdin = io.BytesIO(tools_call(1, "ratio") + b"\n" + tools_call(2, "progress") + b"\n")
+    stdout = io.BytesIO()
+    asyncio.run(asyncio.wait_for(serve_stdio_async(registry, stdin, stdout), 10))
+    text = stdout.getvalue().decode()
+    out = [json.loads(line, parse_constant=_no_constants) for line in text.splitlines()]
+    [ratio_answer] = [m for m in out if m.get("id") == 1]
+    assert ratio_answer["result"]["isError"] is True
+    progress_events = [m["params"]["progress"] for m in out if m.get("method") == "notifications/progress"]
+    assert progress_events == [1]
+    assert [m["result"]["content"][0]["text"] for m in out if m.get("id") == 2] == ["done"]

@@ -87,7 +87,19 @@ class ResultBuilder:
             wrapped = type(structured) is dict and len(structured) == 1 and "result" in structured
             if wrapped and not (isinstance(value, dict) and "result" in value):
                 shown = structured["result"]
-            text = shown if type(shown) is str else json.dumps(shown, ensure_ascii=False)
+            if type(shown) is str:
+                text = shown
+            else:
+                try:
+                    # The mirror covers all of structuredContent, so this one encoding also vets it for the wire.
+                    text = json.dumps(shown, ensure_ascii=False, allow_nan=False)
+                except ValueError:
+                    logger.error("tool %r returned a non-finite number (NaN or Infinity)", tool.name)
+                    return text_result(
+                        f"Tool '{tool.name}' returned a non-finite number (NaN or Infinity) in its output, which "
+                        "JSON cannot carry",
+                        is_error=True,
+                    )
             return {
                 "resultType": "complete",
                 "content": [{"type": "text", "text": text}],
