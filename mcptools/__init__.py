@@ -5,6 +5,8 @@ schema comes from the type hints and docstring, arguments are validated by a com
 the function runs, and ``registry.handle(message)`` answers JSON-RPC.
 """
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from mcptools._call import call_tool
 from mcptools._content import AudioContent
 from mcptools._content import EmbeddedResource
@@ -22,8 +24,6 @@ from mcptools._registry import ToolAnnotations
 from mcptools._registry import ToolRegistry
 from mcptools._registry import tool
 from mcptools._schema import Param
-from mcptools._transports import StreamableHTTPApp
-from mcptools._transports import serve_stdio
 from mcptools._validation import Validator
 from mcptools._validation import compile_schema
 from mcptools._validation import validate
@@ -54,3 +54,25 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# The transports pull in asyncio, sockets and ssl; a tool module that only defines tools should not pay for
+# them at import, so they load on first use (PEP 562).
+_LAZY = frozenset({"StreamableHTTPApp", "serve_stdio"})
+
+if _TYPE_CHECKING:
+    from mcptools._transports import StreamableHTTPApp
+    from mcptools._transports import serve_stdio
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from mcptools import _transports
+
+        value = getattr(_transports, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'mcptools' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

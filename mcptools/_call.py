@@ -8,10 +8,8 @@ never takes the server down.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
-import threading
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
@@ -62,6 +60,9 @@ def run_coroutine(coroutine: Coroutine[Any, Any, _T]) -> _T:
     With no event loop in this thread, ``asyncio.run`` does it. Inside a running loop we cannot block that loop
     on itself, so the coroutine gets a loop of its own in a short-lived thread.
     """
+    import asyncio  # here, not at module top: asyncio costs more to import than the rest of mcptools
+    import threading
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -28,5 +28,27 @@ def test_all_is_sorted_and_complete() -> None:
 
 
 def test_no_private_module_leaks_into_the_namespace() -> None:
-    public = {name for name in vars(mcptools) if not name.startswith("_")}
+    public = {name for name in dir(mcptools) if not name.startswith("_")}
     assert public == set(mcptools.__all__)
+
+
+def test_lazy_names_resolve_and_unknown_names_fail_clearly() -> None:
+    from mcptools._transports import StreamableHTTPApp, serve_stdio
+
+    assert mcptools.StreamableHTTPApp is StreamableHTTPApp
+    assert mcptools.serve_stdio is serve_stdio
+    try:
+        mcptools.no_such_name  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("expected AttributeError")
+
+
+def test_importing_mcptools_does_not_import_the_transports() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, mcptools; print(sorted(m for m in sys.modules if m.startswith('mcptools._transports')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "[]"
