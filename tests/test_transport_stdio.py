@@ -51,14 +51,21 @@ def test_eof_without_a_trailing_newline_still_serves_the_last_line() -> None:
 
 TARGET = textwrap.dedent(
     """
+    import os
+    import sys
+
     from mcptools import Context, ToolRegistry
     from mcptools._context import Context
+
+    print("printed at import time")
+    sys.stdout.write("written to sys.stdout at import time\\n")
 
     registry = ToolRegistry("printer")
 
     @registry.tool
     def noisy() -> str:
         print("this must not reach stdout")
+        os.write(1, b"written to fd 1 by a tool\\n")
         return "quiet result"
 
     @registry.tool
@@ -119,7 +126,15 @@ def test_serve_subprocess_keeps_stdout_clean_and_talks_both_ways(tmp_path: Path)
         process.stdin.close()
         assert process.wait(timeout=10) == 0
         assert process.stdout.read() == b""
-        assert process.stderr is not None and b"this must not reach stdout" in process.stderr.read()
+        assert process.stderr is not None
+        log = process.stderr.read()
+        for noise in (
+            b"printed at import time",
+            b"written to sys.stdout at import time",
+            b"this must not reach stdout",
+            b"written to fd 1 by a tool",
+        ):
+            assert noise in log
     finally:
         if process.poll() is None:
             process.kill()

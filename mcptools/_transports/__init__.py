@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
 from .http_rules import HostRules
 from .memory import MemoryClient
-from .stdio import serve_stdio, serve_stdio_async
+from .stdio import claim_stdout, serve_stdio, serve_stdio_async
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
@@ -137,6 +137,9 @@ def run_serve(args: argparse.Namespace, load: Any, errors: tuple[type[BaseExcept
     """Serve per parsed ``args``: the CLI's subcommand calls this after its own parsing."""
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    # Over stdio, stdout belongs to the protocol from before the target is imported: a print at import time
+    # must not reach the client.
+    protocol = None if args.http else claim_stdout()
     try:
         registry = load(args.target)
     except errors as exc:
@@ -144,4 +147,4 @@ def run_serve(args: argparse.Namespace, load: Any, errors: tuple[type[BaseExcept
         return 2
     if args.http:
         return _serve_http(registry, args)
-    return serve_stdio(registry)
+    return serve_stdio(registry, protocol)

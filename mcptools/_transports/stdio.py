@@ -1,7 +1,8 @@
 """The stdio transport: newline-delimited JSON-RPC on stdin and stdout.
 
-Stdout carries protocol messages and nothing else, so while serving, ``sys.stdout`` is pointed at stderr (a
-stray ``print`` in a tool then lands in the log instead of corrupting the stream). A line that is not JSON
+Stdout carries protocol messages and nothing else: before the served code is even imported, ``claim_stdout``
+moves the real stdout to a private descriptor and points fd 1 and ``sys.stdout`` at stderr (a stray ``print``
+or ``os.write(1, ...)`` then lands in the log instead of corrupting the stream). A line that is not JSON
 gets a ``-32700`` error and the server reads on; end of input ends the server cleanly once running calls
 finish.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import sys
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
@@ -29,7 +31,7 @@ from .._protocol.wire import ParseFailure, decode_message, encode_message
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
 
-__all__ = ["serve_stdio", "serve_stdio_async"]
+__all__ = ["claim_stdout", "serve_stdio", "serve_stdio_async"]
 
 logger = logging.getLogger("mcptools.stdio")
 
@@ -115,12 +117,37 @@ def _write_all(stream: BinaryIO, data: bytes) -> None:
     stream.flush()
 
 
-def serve_stdio(registry: ToolRegistry) -> int:
-    """Serve ``registry`` on this process's stdin and stdout; returns the exit status."""
-    real_stdout = sys.stdout.buffer
+def claim_stdout() -> BinaryIO:
+    """Take this process's stdout for the protocol alone and return the stream to write messages to.
+
+    File descriptor 1 is duplicated to a private descriptor that only the transport writes; then fd 1 is
+    pointed at stderr and ``sys.stdout`` at ``sys.stderr``. So output nobody meant for the client (a
+    ``print`` while the target module is imported, ``os.write(1, ...)`` in a tool, a C extension's printf)
+    lands in the log instead of splitting a JSON line. Call it before loading the code that will be served.
+    """
+    sys.stdout.flush()
+    try:
+        private = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:
+        # No usable fd 2 (a windowless process): only the Python-level redirect is possible.
+        protocol = sys.stdout.buffer
+    else:
+        protocol = os.fdopen(private, "wb")
+    sys.stdout = sys.stderr
+    return protocol
+
+
+def serve_stdio(registry: ToolRegistry, stdout: BinaryIO | None = None) -> int:
+    """Serve ``registry`` on this process's stdin and stdout; returns the exit status.
+
+    ``stdout`` is the stream from ``claim_stdout`` when the caller claimed it before loading the registry;
+    otherwise it is claimed here.
+    """
+    protocol = stdout if stdout is not None else claim_stdout()
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            asyncio.run(serve_stdio_async(registry, sys.stdin.buffer, real_stdout))
+            asyncio.run(serve_stdio_async(registry, sys.stdin.buffer, protocol))
         except KeyboardInterrupt:
             return 130
         except BrokenPipeError:
