@@ -303,6 +303,11 @@ def test_stateless_json_answer(app: StreamableHTTPApp) -> None:
         ({"mcp-protocol-version": LATEST, "mcp-method": "tools/call"}, -32020, 400),
         ({"mcp-protocol-version": LATEST, "mcp-method": "tools/call", "mcp-name": "other"}, -32020, 400),
         ({"MCP-PROTOCOL-VERSION": LATEST, "MCP-METHOD": " tools/call ", "Mcp-Name": "  echo  "}, None, 200),
+        # A name may travel base64-encoded, and is decoded before the comparison.
+        ({"mcp-protocol-version": LATEST, "mcp-method": "tools/call", "mcp-name": "=?base64?ZWNobw==?="}, None, 200),
+        ({"mcp-protocol-version": LATEST, "mcp-method": "tools/call", "mcp-name": "=?base64?b3RoZXI=?="}, -32020, 400),
+        ({"mcp-protocol-version": LATEST, "mcp-method": "tools/call", "mcp-name": "=?base64?ZWNobw?="}, -32020, 400),
+        ({"mcp-protocol-version": LATEST, "mcp-method": "tools/call", "mcp-name": "=?base64?!!!!?="}, -32020, 400),
     ],
 )
 def test_headers_must_agree_with_the_body(
@@ -413,6 +418,7 @@ def test_session_lifecycle(app: StreamableHTTPApp) -> None:
     assert run(call(app, "DELETE", headers=sid)).status == 204
     gone = run(call(app, body={"jsonrpc": "2.0", "id": 3, "method": "ping"}, headers=sid))
     assert gone.status == 404
+    assert gone.json()["id"] == 3  # the 404 answers the request it refuses
     assert run(call(app, "DELETE", headers=sid)).status == 404
 
 
@@ -687,3 +693,21 @@ def test_get_needs_an_event_stream_it_may_send(app: StreamableHTTPApp, accept: s
         return (await opened).status
 
     assert run(scenario()) == status
+
+
+def test_a_2026_request_ignores_an_mcp_session_id_header(app: StreamableHTTPApp) -> None:
+    headers = stateless_headers("tools/call", "echo", **{"mcp-session-id": "no-such-session"})
+    reply = run(call(app, body=request("tools/call", {"name": "echo", "arguments": {"text": "hi"}}), headers=headers))
+    assert reply.status == 200 and reply.json()["result"]["content"][0]["text"] == "hi"
+    assert "mcp-session-id" not in reply.headers
+    # A live 2025 session's id on a 2026 request changes nothing either: the request is served statelessly.
+    session_id = initialize(app)
+    headers = stateless_headers("tools/list", **{"mcp-session-id": session_id})
+    listed = run(call(app, body=request("tools/list"), headers=headers))
+    assert listed.status == 200 and listed.json()["result"]["resultType"] == "complete"
+
+
+def test_an_unknown_session_404_echoes_the_request_id(app: StreamableHTTPApp) -> None:
+    headers = {"mcp-session-id": "never-issued", "mcp-protocol-version": "2025-11-25"}
+    reply = run(call(app, body={"jsonrpc": "2.0", "id": "abc", "method": "ping"}, headers=headers))
+    assert reply.status == 404 and reply.json()["id"] == "abc" and reply.json()["error"]["code"] == -32001

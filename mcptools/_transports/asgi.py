@@ -188,13 +188,13 @@ class StreamableHTTPApp:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    def _session_for(self, headers: _Headers) -> _HTTPSession | None:
+    def _session_for(self, headers: _Headers, request_id: Any = None) -> _HTTPSession | None:
         session_id = headers.get("mcp-session-id")
         if session_id is None:
             return None
         entry = self._sessions.get(session_id.strip())
         if entry is None:
-            raise _Reject(404, -32001, "Not Found: unknown or terminated session")
+            raise _Reject(404, -32001, "Not Found: unknown or terminated session", request_id)
         entry.last_seen = time.monotonic()
         return entry
 
@@ -232,14 +232,16 @@ class StreamableHTTPApp:
         kind = classify(message)
         if kind == "invalid":
             raise _Reject(400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", echo_id(message))
-        entry = self._session_for(headers)
+        params = message.get("params") if type(message.get("params")) is dict else {}
+        meta = params.get("_meta")
+        names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
+        # A request naming its revision in _meta is a 2026-07-28 one, which has no sessions: its transport says
+        # to ignore an Mcp-Session-Id rather than route (and 404) on it.
+        entry = None if names_revision else self._session_for(headers, echo_id(message))
         if entry is not None:
             self._check_legacy_version(headers, message)
             await self._post_in_session(entry, message, kind, sse_ok, send)
             return
-        params = message.get("params") if type(message.get("params")) is dict else {}
-        meta = params.get("_meta")
-        names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
         if kind == "request" and message["method"] == "initialize" and not names_revision and not self.stateless_only:
             self._check_legacy_version(headers, message)
             entry = self._new_session()
@@ -305,7 +307,8 @@ class StreamableHTTPApp:
         field = _NAMED_METHODS.get(method)
         if field is not None and field in params:
             header_name = headers.get("mcp-name")
-            if header_name is None or header_name.strip() != params[field]:
+            # A name that is not header-safe travels base64-encoded (=?base64?...?=), like Mcp-Param-* values.
+            if header_name is None or decode_param_header(header_name.strip()) != params[field]:
                 raise _Reject(
                     400,
                     HEADER_MISMATCH,
