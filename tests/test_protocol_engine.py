@@ -253,7 +253,8 @@ def test_sync_tools_run_off_the_event_loop_thread(registry: ToolRegistry) -> Non
 def test_discover(registry: ToolRegistry) -> None:
     result = run(MemoryClient(registry).stateless("server/discover"))["result"]
     assert result["resultType"] == "complete"
-    assert result["supportedVersions"] == ["2026-07-28"]
+    # A dual-era server names its legacy revisions too (reached through initialize), newest first.
+    assert result["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
     assert result["capabilities"]["tools"] == {"listChanged": False}
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "engine-test", "version": "9.9"}
     assert type(result["ttlMs"]) is int and result["cacheScope"] in ("public", "private")
@@ -289,7 +290,10 @@ def test_strict_requests_need_complete_meta(registry: ToolRegistry, meta: Any) -
 def test_unsupported_revision_lists_the_supported_ones(registry: ToolRegistry) -> None:
     response = run(MemoryClient(registry).stateless("tools/list", protocol_version="2025-11-25"))
     assert response["error"]["code"] == -32022
-    assert response["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
+    assert response["error"]["data"] == {
+        "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+        "requested": "2025-11-25",
+    }
 
 
 @pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel", "resources/list", "nope"])
@@ -493,7 +497,12 @@ def test_sync_handle_serves_context_tools_and_discover(registry: ToolRegistry) -
         "result": {"resultType": "complete", "content": [{"type": "text", "text": "ok"}], "isError": False},
     }
     discover = registry.handle({"jsonrpc": "2.0", "id": 2, "method": "server/discover"})
-    assert discover is not None and discover["result"]["supportedVersions"] == ["2026-07-28"]
+    assert discover is not None and discover["result"]["supportedVersions"] == [
+        "2026-07-28",
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+    ]
     init = registry.handle(
         {
             "jsonrpc": "2.0",

@@ -16,6 +16,7 @@ from mcptools._transports.asgi import StreamableHTTPApp
 
 T = TypeVar("T")
 LATEST = "2026-07-28"
+LEGACY = ["2025-11-25", "2025-06-18", "2025-03-26"]
 META = {
     "io.modelcontextprotocol/protocolVersion": LATEST,
     "io.modelcontextprotocol/clientCapabilities": {},
@@ -331,7 +332,7 @@ def test_meta_problems_and_versions_map_to_http_statuses(app: StreamableHTTPApp)
         call(app, body=future, headers=stateless_headers("server/discover", **{"mcp-protocol-version": "v999"}))
     )
     assert reply.status == 400
-    assert reply.json()["error"]["data"] == {"supported": [LATEST], "requested": "v999"}
+    assert reply.json()["error"]["data"] == {"supported": [LATEST, *LEGACY], "requested": "v999"}
     unknown = run(call(app, body=request("nope/nope"), headers=stateless_headers("nope/nope")))
     assert (unknown.status, unknown.json()["error"]["code"]) == (404, -32601)
 
@@ -474,6 +475,25 @@ def test_stateless_only_refuses_sessions() -> None:
     }
     reply = run(call(app, body=body, headers={"mcp-method": "initialize"}))
     assert reply.status == 400 and "mcp-session-id" not in reply.headers
+    # The legacy client's only diagnostic: it names the versions this server speaks.
+    assert reply.json()["id"] == 0
+    assert reply.json()["error"]["code"] == -32022
+    assert reply.json()["error"]["data"] == {"supported": [LATEST], "requested": "2025-11-25"}
+    assert LATEST in reply.json()["error"]["message"]
+
+
+def test_a_stateless_only_server_names_only_the_stateless_revision() -> None:
+    app = StreamableHTTPApp(make_registry(), stateless_only=True)
+    discover = run(call(app, body=request("server/discover"), headers=stateless_headers("server/discover")))
+    assert discover.json()["result"]["supportedVersions"] == [LATEST]
+    future = request("tools/list")
+    future["params"]["_meta"] = {**META, "io.modelcontextprotocol/protocolVersion": "2025-11-25"}
+    headers = stateless_headers("tools/list", **{"mcp-protocol-version": "2025-11-25"})
+    refused = run(call(app, body=future, headers=headers))
+    assert refused.status == 400 and refused.json()["error"]["data"] == {
+        "supported": [LATEST],
+        "requested": "2025-11-25",
+    }
 
 
 def test_a_json_only_client_cannot_be_asked_questions() -> None:

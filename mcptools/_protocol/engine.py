@@ -36,6 +36,7 @@ from .revisions import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
     STATELESS_VERSIONS,
+    SUPPORTED,
     UNSUPPORTED_PROTOCOL_VERSION,
     negotiate,
 )
@@ -45,7 +46,7 @@ from .state import StateSealer, arguments_digest
 if TYPE_CHECKING:
     from .._registry import Tool, ToolRegistry
 
-__all__ = ["Engine", "check_request_meta", "engine_for", "http_status_for", "refuse_batch"]
+__all__ = ["Engine", "check_request_meta", "engine_for", "http_status_for", "refuse_batch", "supported_versions"]
 
 logger = logging.getLogger("mcptools")
 
@@ -64,6 +65,17 @@ _LEGACY_METHODS: Final = frozenset({"ping", "logging/setLevel", "tools/list", "t
 # Without ``_meta`` and without a session (``registry.handle`` called directly, or a client that skipped
 # ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake.
 _LENIENT_METHODS: Final = _STATELESS_METHODS | {"ping"}
+
+
+def supported_versions(modern_only: bool = False) -> list[str]:
+    """The versions to name in ``server/discover`` and in -32022 errors, newest first.
+
+    A dual-era server names its legacy revisions too, as the 2026-07-28 versioning page's own example does
+    (``"supported": ["2026-07-28", "2025-11-25"]``): a client that cannot speak 2026-07-28 learns that it can
+    still ``initialize`` at one of them. The legacy ones are only reachable through ``initialize``, never by
+    naming them in ``_meta``. A transport that opens no sessions (``modern_only``) names 2026-07-28 alone.
+    """
+    return list(STATELESS_VERSIONS) if modern_only else list(SUPPORTED)
 
 
 def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
@@ -189,11 +201,14 @@ class Engine:
         *,
         strict: bool = False,
         close_stream: Callable[[], Awaitable[None]] | None = None,
+        modern_only: bool = False,
     ) -> Response | None:
         """Answer one message. ``None`` for notifications and responses. Never raises.
 
         ``strict`` refuses requests that lack the 2026-07-28 ``_meta`` (the HTTP transport's stateless mode);
         otherwise such a request without a session is served leniently as the current revision.
+        ``modern_only`` says the transport opens no 2025 sessions, so the versions this server names (in
+        ``server/discover`` and in -32022 errors) are the stateless ones alone.
         """
         try:
             kind = classify(message)
@@ -211,7 +226,7 @@ class Engine:
             if kind == "notification":
                 self._notification(message, session)
                 return None
-            return await self._request(message, session, send, strict, close_stream)
+            return await self._request(message, session, send, strict, close_stream, modern_only)
         except Exception:
             logger.exception("mcptools: internal error while handling a message")
             return error_response(echo_id(message), INTERNAL_ERROR, "Internal error")
@@ -257,7 +272,7 @@ class Engine:
         # nothing.
 
     def _route(
-        self, message: dict[str, Any], session: Session, strict: bool
+        self, message: dict[str, Any], session: Session, strict: bool, modern_only: bool = False
     ) -> tuple[_Call, str, dict[str, Any]] | Response:
         """Which generation and method table a request belongs to; a dict return is the answer already."""
         request_id: RequestId = message["id"]
@@ -298,7 +313,7 @@ class Engine:
                     request_id,
                     UNSUPPORTED_PROTOCOL_VERSION,
                     f"Unsupported protocol version: {version}",
-                    {"supported": list(STATELESS_VERSIONS), "requested": version},
+                    {"supported": supported_versions(modern_only), "requested": version},
                 )
             call = _Call(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], meta.get(META_LOG_LEVEL))
             methods = _STATELESS_METHODS
@@ -309,11 +324,13 @@ class Engine:
             return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         return call, method, params
 
-    def _other_method(self, call: _Call, method: str, params: dict[str, Any], session: Session) -> dict[str, Any]:
+    def _other_method(
+        self, call: _Call, method: str, params: dict[str, Any], session: Session, modern_only: bool = False
+    ) -> dict[str, Any]:
         if method == "tools/list":
             return self._tools_list(call, params)
         if method == "server/discover":
-            return self._discover()
+            return self._discover(modern_only)
         if method == "logging/setLevel":
             return self._set_level(params, session)
         return {}  # ping
@@ -335,8 +352,9 @@ class Engine:
         send: Send,
         strict: bool,
         close_stream: Callable[[], Awaitable[None]] | None,
+        modern_only: bool = False,
     ) -> Response | None:
-        routed = self._route(message, session, strict)
+        routed = self._route(message, session, strict, modern_only)
         if isinstance(routed, dict):
             return routed
         call, method, params = routed
@@ -346,7 +364,7 @@ class Engine:
                 if result is None:
                     return None
             else:
-                result = self._other_method(call, method, params, session)
+                result = self._other_method(call, method, params, session, modern_only)
         except ProtocolError as problem:
             return error_response(call.request_id, problem.code, problem.message, problem.data)
         return self._respond(call, result, session)
@@ -408,12 +426,12 @@ class Engine:
             result["instructions"] = self.registry.instructions
         return result_response(request_id, result)
 
-    def _discover(self) -> dict[str, Any]:
+    def _discover(self, modern_only: bool = False) -> dict[str, Any]:
         result: dict[str, Any] = {
             "resultType": "complete",
             "ttlMs": self.list_ttl_ms,
             "cacheScope": self.cache_scope,
-            "supportedVersions": list(STATELESS_VERSIONS),
+            "supportedVersions": supported_versions(modern_only),
             "capabilities": self._capabilities(),
             "_meta": {META_SERVER_INFO: self._server_info()},
         }

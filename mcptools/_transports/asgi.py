@@ -26,8 +26,15 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_response
-from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for, refuse_batch
-from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED
+from .._protocol.engine import (
+    Engine,
+    check_request_meta,
+    engine_for,
+    http_status_for,
+    refuse_batch,
+    supported_versions,
+)
+from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION
 from .._protocol.session import ClientRequestError, Send, Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
 from .http_rules import (
@@ -242,7 +249,11 @@ class StreamableHTTPApp:
             self._check_legacy_version(headers, message)
             await self._post_in_session(entry, message, kind, sse_ok, send)
             return
-        if kind == "request" and message["method"] == "initialize" and not names_revision and not self.stateless_only:
+        if kind == "request" and message["method"] == "initialize" and not names_revision:
+            if self.stateless_only:
+                # A legacy client has no way forward from here: the error is all it can show its user, so it
+                # names the versions this server does speak (as the 2026-07-28 versioning page asks).
+                raise self._no_legacy(message, params)
             self._check_legacy_version(headers, message)
             entry = self._new_session()
             response = await self.engine.handle(message, entry.session, _no_stream)
@@ -276,6 +287,22 @@ class StreamableHTTPApp:
             )
 
         await self._answer_in_session(entry, answer, sse_ok, send)
+
+    @staticmethod
+    def _no_legacy(message: dict[str, Any], params: dict[str, Any]) -> _Reject:
+        supported = supported_versions(modern_only=True)
+        requested = params.get("protocolVersion")
+        data: dict[str, Any] = {"supported": supported}
+        if type(requested) is str:
+            data["requested"] = requested
+        return _Reject(
+            400,
+            UNSUPPORTED_PROTOCOL_VERSION,
+            f"Unsupported protocol version: this server speaks only {', '.join(supported)}, without initialize "
+            f"(every request names its version in _meta); it does not open {requested or 'legacy'} sessions",
+            message["id"],
+            data,
+        )
 
     def _check_legacy_version(self, headers: _Headers, message: object) -> None:
         version = headers.get("mcp-protocol-version")
@@ -367,7 +394,9 @@ class StreamableHTTPApp:
 
         async def run() -> None:
             try:
-                final.append(await self.engine.handle(message, Session(), emit, strict=True))
+                final.append(
+                    await self.engine.handle(message, Session(), emit, strict=True, modern_only=self.stateless_only)
+                )
             finally:
                 stream.finish()
 
