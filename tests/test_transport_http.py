@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import socket
+import subprocess
+import sys
 from collections.abc import Coroutine, MutableMapping
 from typing import Any, TypeVar
 
@@ -731,3 +734,19 @@ def test_an_unknown_session_404_echoes_the_request_id(app: StreamableHTTPApp) ->
     headers = {"mcp-session-id": "never-issued", "mcp-protocol-version": "2025-11-25"}
     reply = run(call(app, body={"jsonrpc": "2.0", "id": "abc", "method": "ping"}, headers=headers))
     assert reply.status == 404 and reply.json()["id"] == "abc" and reply.json()["error"]["code"] == -32001
+
+
+def test_serve_on_a_busy_port_says_so_and_never_claims_to_be_serving(tmp_path: Any) -> None:
+    pytest.importorskip("uvicorn")
+    target = tmp_path / "tools.py"
+    target.write_text("from mcptools import ToolRegistry\nregistry = ToolRegistry('t')\n")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for workers in ("1", "2"):
+            command = ["-m", "mcptools", "serve", str(target), "--http", "--port", str(port), "--workers", workers]
+            done = subprocess.run([sys.executable, *command], check=False, capture_output=True, timeout=60, text=True)
+            assert done.returncode == 1
+            assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+            assert "serving" not in done.stderr

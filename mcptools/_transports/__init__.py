@@ -14,6 +14,7 @@ import argparse
 import logging
 import os
 import secrets
+import socket
 import sys
 from typing import TYPE_CHECKING, Any, Final
 
@@ -101,7 +102,16 @@ def _serve_http(registry: ToolRegistry, args: argparse.Namespace) -> int:
         sys.stderr.write(f"mcptools: --allow-host: {exc}\n")
         return 2
     stateless = args.stateless or args.workers > 1
-    sys.stderr.write(f"mcptools: serving {registry.name!r} on http://{args.host}:{args.port}/mcp\n")
+    url = f"http://{args.host}:{args.port}/mcp"
+    # Bind before announcing anything: "serving on ..." followed by uvicorn's bind error misleads.
+    try:
+        listener = _listen(args.host, args.port)
+    except OSError as exc:
+        sys.stderr.write(f"mcptools: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}\n")
+        return 1
+    if args.workers > 1:
+        listener.close()  # uvicorn's supervisor binds its own socket to share with the workers
+    sys.stderr.write(f"mcptools: serving {registry.name!r} on {url}\n")
     if args.workers > 1:
         os.environ[_TARGET_ENV] = args.target
         os.environ[_HOSTS_ENV] = ",".join(hosts)
@@ -118,8 +128,23 @@ def _serve_http(registry: ToolRegistry, args: argparse.Namespace) -> int:
         )
         return 0
     app = create_app(registry, allowed_hosts=hosts, stateless_only=stateless)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[listener])
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` the way uvicorn binds one (address reuse, IPv6 for a colon)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host.strip("[]"), port))
+    except OSError:
+        listener.close()
+        raise
+    listener.set_inheritable(True)
+    return listener
 
 
 def serve_main(argv: list[str]) -> int:
