@@ -15,6 +15,7 @@ vary.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Literal, final
 
@@ -65,6 +66,9 @@ class Context:
         "_close_stream",
         "_counters",
         "_log_level",
+        "_logs_sent",
+        "_logs_to_skip",
+        "_progress_high",
         "_progress_token",
         "_send",
         "_session",
@@ -85,21 +89,29 @@ class Context:
         answers: Mapping[str, Any] | None = None,
         stateless: bool = True,
         close_stream: Callable[[], Awaitable[None]] | None = None,
+        replay: Mapping[str, Any] | None = None,
     ) -> None:
         self.request_id = request_id
         self._session = session
         self._send: Send = send if send is not None else _discard
         self._progress_token = progress_token
         self._log_level = log_level
-        self.client_capabilities: Mapping[str, Any] = (
-            client_capabilities if client_capabilities is not None else {}
-        )
+        self.client_capabilities: Mapping[str, Any] = client_capabilities if client_capabilities is not None else {}
         self._answers: dict[str, Any] = dict(answers) if answers is not None else {}
         self._asked: dict[str, Any] = {}
         self._stateless = stateless
         self._cancelled = False
         self._counters: dict[str, int] = {}
         self._close_stream = close_stream
+        # Over 2026-07-28 a tool that asks a question runs again from the top once the answer is in, so it
+        # reports the same progress and logs again. ``replay`` (sealed in requestState by the round before)
+        # says how far the earlier rounds got: progress up to that value and that many log messages already
+        # reached the client, and are not sent twice.
+        high = replay.get("p") if replay is not None else None
+        skip = replay.get("n") if replay is not None else None
+        self._progress_high: float | None = high if type(high) in (int, float) else None
+        self._logs_to_skip: int = skip if type(skip) is int else 0
+        self._logs_sent = 0
 
     # -- cancellation -----------------------------------------------------------------------------------
 
@@ -113,12 +125,16 @@ class Context:
 
     # -- progress and logging ---------------------------------------------------------------------------
 
-    async def report_progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Tell the client how far the call has got; a no-op when the client asked for no progress."""
         if self._progress_token is None:
             return
+        if self._stateless:
+            # Progress only ever increases; in a rerun, what does not pass the earlier rounds' mark was sent.
+            if self._progress_high is not None and progress <= self._progress_high:
+                return
+            if math.isfinite(progress):  # a NaN or Infinity never reaches the client, so it sets no mark
+                self._progress_high = progress
         params: dict[str, Any] = {"progressToken": self._progress_token, "progress": progress}
         if total is not None:
             params["total"] = total
@@ -131,12 +147,14 @@ class Context:
         if level not in LOG_LEVELS:
             raise ValueError(f"Context.log: unknown level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         threshold = (
-            self._session.log_level
-            if self._session is not None and self._session.is_legacy
-            else self._log_level
+            self._session.log_level if self._session is not None and self._session.is_legacy else self._log_level
         )
         if not level_allows(threshold, level):
             return
+        if self._stateless:
+            self._logs_sent += 1
+            if self._logs_sent <= self._logs_to_skip:
+                return  # the same message an earlier round of this call already sent
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
@@ -234,10 +252,7 @@ class Context:
             raise ProtocolError(-32603, "this transport cannot carry requests to the client")
         session = self._session
         results = await asyncio.gather(
-            *(
-                session.request(request["method"], request["params"], self._send)
-                for request in requests.values()
-            )
+            *(session.request(request["method"], request["params"], self._send) for request in requests.values())
         )
         return dict(zip(requests, results, strict=True))
 
@@ -268,9 +283,7 @@ class Context:
         """Ask the client's model for a completion; returns the ``CreateMessageResult`` (role, content,
         model)."""
         name = self._key("sample", key)
-        request = self.sampling(
-            messages, max_tokens=max_tokens, system_prompt=system_prompt, temperature=temperature
-        )
+        request = self.sampling(messages, max_tokens=max_tokens, system_prompt=system_prompt, temperature=temperature)
         answers = await self.ask({name: request})
         return answers[name]
 
@@ -290,6 +303,13 @@ class Context:
         """
         if self._close_stream is not None:
             await self._close_stream()
+
+    def _replay_state(self) -> dict[str, Any]:
+        """What the next round needs to skip what this one sent (see ``replay``)."""
+        state: dict[str, Any] = {"n": self._logs_sent}
+        if self._progress_high is not None:
+            state["p"] = self._progress_high
+        return state
 
     @property
     def answers(self) -> Mapping[str, Any]:

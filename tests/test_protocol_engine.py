@@ -707,3 +707,46 @@ def test_non_finite_numbers_in_tool_output_are_an_output_error_not_invalid_json(
         assert result["content"][0]["text"].startswith(f"Tool '{name}' returned a non-finite number (NaN or Infinity)")
     response = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "fine"}})
     assert response is not None and response["result"]["structuredContent"] == {"result": 1.5}
+
+
+def test_a_rerun_after_input_required_does_not_repeat_progress_or_logs() -> None:
+    registry = ToolRegistry("rerun")
+
+    @registry.tool
+    async def survey(ctx: Context) -> str:
+        await ctx.report_progress(0, 2)
+        await ctx.info("starting")
+        first = await ctx.elicit("Name?", NAME_FORM)
+        await ctx.report_progress(1, 2)
+        await ctx.info("asked once")
+        second = await ctx.elicit("Again?", NAME_FORM)
+        await ctx.report_progress(2, 2)
+        await ctx.info("done")
+        return str(first["content"]["name"]) + str(second["content"]["name"])
+
+    client = MemoryClient(registry, capabilities={"elicitation": {}})
+
+    def round_trip(params: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+        client.notifications.clear()
+        body = {"name": "survey", **params}
+        response = run(client.stateless("tools/call", body, log_level="info", meta={"progressToken": "t"}))
+        assert response is not None
+        sent = [
+            ("progress", n["params"]["progress"])
+            if n["method"] == "notifications/progress"
+            else ("log", n["params"]["data"])
+            for n in client.notifications
+        ]
+        return response["result"], sent
+
+    answer = {"action": "accept", "content": {"name": "A"}}
+    one, sent_one = round_trip({})
+    assert sent_one == [("progress", 0), ("log", "starting")]
+    two, sent_two = round_trip({"inputResponses": {"elicit_1": answer}, "requestState": one["requestState"]})
+    assert sent_two == [("progress", 1), ("log", "asked once")]
+    three, sent_three = round_trip({"inputResponses": {"elicit_2": answer}, "requestState": two["requestState"]})
+    assert sent_three == [("progress", 2), ("log", "done")]
+    assert three["content"][0]["text"] == "AA"
+    # A fresh call (no requestState) is a new chain: everything is sent again.
+    _, sent_again = round_trip({})
+    assert sent_again == [("progress", 0), ("log", "starting")]

@@ -471,9 +471,13 @@ class Engine:
 
     # -- tools/call --------------------------------------------------------------------------------------
 
-    def _answers(self, call: _Call, params: dict[str, Any], name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The input responses this round can use: those sealed in ``requestState`` plus the new ones."""
+    def _answers(
+        self, call: _Call, params: dict[str, Any], name: str, arguments: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The input responses this round can use (those sealed in ``requestState`` plus the new ones), and what
+        the earlier rounds already streamed (see ``Context``'s ``replay``)."""
         answers: dict[str, Any] = {}
+        replay: dict[str, Any] | None = None
         if "requestState" in params:
             state = self.sealer.open(params["requestState"], purpose=_STATE_PURPOSE)
             if state is None or state.get("t") != name or state.get("a") != arguments_digest(arguments):
@@ -481,6 +485,9 @@ class Engine:
             carried = state.get("r")
             if type(carried) is dict:
                 answers.update(carried)
+            sent = state.get("s")
+            if type(sent) is dict:
+                replay = sent
         if "inputResponses" in params:
             responses = params["inputResponses"]
             if type(responses) is not dict:
@@ -489,11 +496,11 @@ class Engine:
                 if type(value) is not dict:
                     raise ProtocolError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] must be an object")
             answers.update(responses)
-        return answers
+        return answers, replay
 
     def _prepare(
         self, call: _Call, params: dict[str, Any]
-    ) -> tuple[Tool, dict[str, Any], dict[str, Any]] | dict[str, Any]:
+    ) -> tuple[Tool, dict[str, Any], dict[str, Any], dict[str, Any] | None] | dict[str, Any]:
         """Find the tool, check the sealed state and the arguments; a dict return is the result already."""
         name = params.get("name")
         if type(name) is not str:
@@ -508,19 +515,20 @@ class Engine:
             return invalid_arguments_result(["arguments must be an object"])
         if call.legacy or ("requestState" not in params and "inputResponses" not in params):
             answers: dict[str, Any] = {}
+            replay = None
         else:
-            answers = self._answers(call, params, name, arguments)
+            answers, replay = self._answers(call, params, name, arguments)
         validator = tool.validator
         if not validator.is_valid(arguments):
             return invalid_arguments_result(validator.errors(arguments))
-        return tool, arguments, answers
+        return tool, arguments, answers, replay
 
     def _tools_call_sync(self, call: _Call, params: dict[str, Any]) -> dict[str, Any] | None:
         """A call to a plain sync tool, answered without an event loop; ``None`` when it needs one."""
         prepared = self._prepare(call, params)
         if isinstance(prepared, dict):
             return prepared
-        tool, arguments, _answers = prepared
+        tool, arguments, _answers, _replay = prepared
         if tool.is_async or tool.context_param is not None:
             return None
         try:
@@ -540,7 +548,7 @@ class Engine:
         prepared = self._prepare(call, params)
         if isinstance(prepared, dict):
             return prepared
-        tool, arguments, answers = prepared
+        tool, arguments, answers, replay = prepared
         name = tool.name
         context: Context | None = None
         try:
@@ -558,6 +566,7 @@ class Engine:
                 answers=answers,
                 stateless=not call.legacy,
                 close_stream=close_stream,
+                replay=replay,
             )
             kwargs = {**kwargs, tool.context_param: context}
         task = asyncio.ensure_future(self._invoke(tool, kwargs))
@@ -581,7 +590,7 @@ class Engine:
                 raise
             return None  # cancelled by the client: the protocol says no response is sent
         except InputRequired as needed:
-            return self._input_required(name, arguments, answers, needed)
+            return self._input_required(name, arguments, answers, needed, context)
         except ProtocolError:
             raise
         except (Exception, SystemExit) as exc:
@@ -600,9 +609,17 @@ class Engine:
         return await asyncio.to_thread(tool.fn, **kwargs)
 
     def _input_required(
-        self, name: str, arguments: dict[str, Any], answers: dict[str, Any], needed: InputRequired
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        answers: dict[str, Any],
+        needed: InputRequired,
+        context: Context | None,
     ) -> dict[str, Any]:
-        state = self.sealer.seal({"t": name, "a": arguments_digest(arguments), "r": answers}, purpose=_STATE_PURPOSE)
+        document: dict[str, Any] = {"t": name, "a": arguments_digest(arguments), "r": answers}
+        if context is not None:
+            document["s"] = context._replay_state()
+        state = self.sealer.seal(document, purpose=_STATE_PURPOSE)
         return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
 
     # -- results -----------------------------------------------------------------------------------------
