@@ -750,3 +750,27 @@ def test_a_rerun_after_input_required_does_not_repeat_progress_or_logs() -> None
     # A fresh call (no requestState) is a new chain: everything is sent again.
     _, sent_again = round_trip({})
     assert sent_again == [("progress", 0), ("log", "starting")]
+
+
+def test_arguments_nested_3000_deep_get_clean_results_through_registry_handle() -> None:
+    # Transports refuse such messages at decoding (-32700); a caller handing registry.handle the decoded
+    # object directly must still get an answer, never an exception.
+    registry = ToolRegistry("deep")
+
+    @registry.tool
+    def echo(x: Any) -> dict[str, Any]:
+        return {"x": x}
+
+    @registry.tool
+    def typed(x: list[Any]) -> int:
+        return len(x)
+
+    deep: Any = []
+    for _ in range(3000):
+        deep = [deep]
+    for name, expected in (("echo", "returned output nested too deeply to send as JSON"), ("typed", "1")):
+        response = registry.handle(
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": {"x": deep}}}
+        )
+        assert response is not None
+        assert expected in response["result"]["content"][0]["text"]

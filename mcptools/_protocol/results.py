@@ -93,6 +93,10 @@ class ResultBuilder:
                 try:
                     # The mirror covers all of structuredContent, so this one encoding also vets it for the wire.
                     text = json.dumps(shown, ensure_ascii=False, allow_nan=False)
+                except RecursionError:
+                    return text_result(
+                        f"Tool '{tool.name}' returned output nested too deeply to send as JSON", is_error=True
+                    )
                 except ValueError:
                     logger.error("tool %r returned a non-finite number (NaN or Infinity)", tool.name)
                     return text_result(
