@@ -36,9 +36,9 @@ from .revisions import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
     STATELESS_VERSIONS,
-    SUPPORTED,
     UNSUPPORTED_PROTOCOL_VERSION,
     negotiate,
+    supported_versions,
 )
 from .session import Send, Session
 from .state import StateSealer, arguments_digest
@@ -46,7 +46,7 @@ from .state import StateSealer, arguments_digest
 if TYPE_CHECKING:
     from .._registry import Tool, ToolRegistry
 
-__all__ = ["Engine", "check_request_meta", "engine_for", "http_status_for", "refuse_batch", "supported_versions"]
+__all__ = ["Engine", "check_request_meta", "engine_for", "http_status_for", "refuse_batch"]
 
 logger = logging.getLogger("mcptools")
 
@@ -65,17 +65,6 @@ _LEGACY_METHODS: Final = frozenset({"ping", "logging/setLevel", "tools/list", "t
 # Without ``_meta`` and without a session (``registry.handle`` called directly, or a client that skipped
 # ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake.
 _LENIENT_METHODS: Final = _STATELESS_METHODS | {"ping"}
-
-
-def supported_versions(modern_only: bool = False) -> list[str]:
-    """The versions to name in ``server/discover`` and in -32022 errors, newest first.
-
-    A dual-era server names its legacy revisions too, as the 2026-07-28 versioning page's own example does
-    (``"supported": ["2026-07-28", "2025-11-25"]``): a client that cannot speak 2026-07-28 learns that it can
-    still ``initialize`` at one of them. The legacy ones are only reachable through ``initialize``, never by
-    naming them in ``_meta``. A transport that opens no sessions (``modern_only``) names 2026-07-28 alone.
-    """
-    return list(STATELESS_VERSIONS) if modern_only else list(SUPPORTED)
 
 
 def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:

@@ -24,6 +24,7 @@ __all__ = [
     "UNSUPPORTED_PROTOCOL_VERSION",
     "level_allows",
     "negotiate",
+    "supported_versions",
 ]
 
 LATEST: Final = "2026-07-28"
@@ -62,3 +63,14 @@ def level_allows(threshold: str | None, level: str) -> bool:
     if threshold is None:
         return False
     return _SEVERITY.get(level, 0) >= _SEVERITY.get(threshold, 0)
+
+
+def supported_versions(modern_only: bool = False) -> list[str]:
+    """The versions to name in ``server/discover`` and in -32022 errors, newest first.
+
+    A dual-era server names its legacy revisions too, as the 2026-07-28 versioning page's own example does
+    (``"supported": ["2026-07-28", "2025-11-25"]``): a client that cannot speak 2026-07-28 learns that it can
+    still ``initialize`` at one of them. The legacy ones are only reachable through ``initialize``, never by
+    naming them in ``_meta``. A transport that opens no sessions (``modern_only``) names 2026-07-28 alone.
+    """
+    return list(STATELESS_VERSIONS) if modern_only else list(SUPPORTED)

@@ -4,13 +4,17 @@ One endpoint (``/mcp`` by default) serves both protocol generations:
 
 * 2026-07-28: every POST stands alone. The headers must agree with the body (``MCP-Protocol-Version`` with
   ``_meta``, ``Mcp-Method`` with the method, ``Mcp-Name`` with the tool, ``Mcp-Param-*`` with arguments a tool
-  marks ``x-mcp-header``), nothing is remembered between requests, and so any number of worker processes can
-  serve one client behind a load balancer.
+  marks ``x-mcp-header``; an encoded ``=?base64?...?=`` value is decoded first, ``Mcp-Name`` included), nothing
+  is remembered between requests (an ``Mcp-Session-Id`` on such a request is ignored), and so any number of
+  worker processes can serve one client behind a load balancer.
 * 2025-03-26 to 2025-11-25: ``initialize`` opens a session (``Mcp-Session-Id``); later POSTs answer on an SSE
   stream that also carries the server's requests to the client; GET resumes a stream (``Last-Event-ID``) or
   opens a standalone one; DELETE ends the session. A 2025-03-26 session also takes JSON-RPC batches (a body
   holding an array): 202 when the batch owes no response, else the responses as SSE events or one JSON array.
   Every other revision removed batching and answers an array with 400 and a single -32600 error.
+
+Bodies are decoded by ``_protocol.wire``: invalid JSON, NaN/Infinity and nesting past 512 levels are 400 with
+-32700; nothing a client sends reaches the application as a ``RecursionError``.
 
 Every request first passes the DNS-rebinding guard: ``Host`` and ``Origin`` must name an allowed host
 (localhost by default), otherwise a web page could reach a local server through a hostile DNS name.
@@ -26,15 +30,14 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_response
-from .._protocol.engine import (
-    Engine,
-    check_request_meta,
-    engine_for,
-    http_status_for,
-    refuse_batch,
+from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for, refuse_batch
+from .._protocol.revisions import (
+    HEADER_MISMATCH,
+    META_PROTOCOL_VERSION,
+    SUPPORTED,
+    UNSUPPORTED_PROTOCOL_VERSION,
     supported_versions,
 )
-from .._protocol.revisions import HEADER_MISMATCH, META_PROTOCOL_VERSION, SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION
 from .._protocol.session import ClientRequestError, Send, Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
 from .http_rules import (
