@@ -592,3 +592,19 @@ def test_methods_and_async_functions() -> None:
         "properties": {"result": {"type": "integer"}},
         "required": ["result"],
     }
+
+
+def test_a_redundant_outer_none_around_an_optional_is_dropped() -> None:
+    """Found by the round-trip fuzz: Optional[Annotated[Optional[Color], ...]] made null ambiguous."""
+
+    def tool(c: Optional[Annotated[Optional[Color], "described"]] = None) -> None:  # noqa: UP045
+        pass
+
+    derived = derive_tool(tool)
+    assert derived.input_schema["properties"]["c"] == {
+        "anyOf": [{"type": "string", "enum": [member.value for member in Color]}, {"type": "null"}],
+        "description": "described",
+        "default": None,
+    }
+    assert derived.convert is not None
+    assert derived.convert({"c": None}) == {"c": None}

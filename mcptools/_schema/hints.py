@@ -53,6 +53,10 @@ def _forms(name: str) -> tuple[object, ...]:
 _ANNOTATED: Final = _forms("Annotated")
 _LITERAL: Final = _forms("Literal")
 _UNION: Final = (typing.Union, types.UnionType)
+
+
+def _is_null(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and node.json_type == "null"
 _REQUIRED: Final = _forms("Required")
 _NOT_REQUIRED: Final = _forms("NotRequired")
 _READ_ONLY: Final = _forms("ReadOnly")
@@ -264,10 +268,17 @@ class HintReader:
         return MetaNode(inner, keywords) if keywords else inner
 
     def _union(self, args: tuple[object, ...]) -> Node:
-        members = tuple(self._inside(arg, f"the union member {type_text(arg)}") for arg in args)
+        pairs = [(self._inside(arg, f"the union member {type_text(arg)}"), arg) for arg in args]
+        # Optional[Annotated[X | None, ...]]: the outer None adds nothing when another member already takes null,
+        # and keeping it would make null ambiguous between two members.
+        if any(_is_null(node) for node, _ in pairs) and any(
+            "null" in node.kinds and not _is_null(node) for node, _ in pairs
+        ):
+            pairs = [(node, arg) for node, arg in pairs if not _is_null(node)]
+        members = tuple(node for node, _ in pairs)
         if len(members) == 1:
             return members[0]
-        problem = union_problem(members, [type_text(arg) for arg in args])
+        problem = union_problem(members, [type_text(arg) for _, arg in pairs])
         if problem is not None:
             raise HintError(problem)
         return UnionNode(members)
