@@ -597,7 +597,7 @@ def test_methods_and_async_functions() -> None:
 def test_a_redundant_outer_none_around_an_optional_is_dropped() -> None:
     """Found by the round-trip fuzz: Optional[Annotated[Optional[Color], ...]] made null ambiguous."""
 
-    def tool(c: Optional[Annotated[Optional[Color], "described"]] = None) -> None:  # noqa: UP045
+    def tool(c: Optional[Annotated[Optional[Color], "described"]] = None) -> None:
         pass
 
     derived = derive_tool(tool)
