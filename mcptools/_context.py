@@ -14,7 +14,6 @@ vary.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Literal, final
@@ -251,6 +250,8 @@ class Context:
         if self._session is None:
             raise ProtocolError(-32603, "this transport cannot carry requests to the client")
         session = self._session
+        import asyncio  # lazily: asyncio is most of mcptools' import time
+
         results = await asyncio.gather(
             *(session.request(request["method"], request["params"], self._send) for request in requests.values())
         )

@@ -8,7 +8,6 @@ the ``send`` function that puts messages on the request's stream; nothing here k
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -245,6 +244,8 @@ class Engine:
             if response is not None and deliver is not None:
                 await deliver(response)
             return response
+
+        import asyncio  # lazily: asyncio is most of mcptools' import time
 
         answers = await asyncio.gather(*(one(message) for message in messages))
         responses = [answer for answer in answers if answer is not None]
@@ -558,6 +559,8 @@ class Engine:
                 replay=replay,
             )
             kwargs = {**kwargs, tool.context_param: context}
+        import asyncio  # lazily: asyncio is most of mcptools' import time
+
         task = asyncio.ensure_future(self._invoke(tool, kwargs))
         cancelled_by_client: list[bool] = []
 
@@ -595,6 +598,8 @@ class Engine:
         if tool.is_async:
             return await tool.fn(**kwargs)
         # A sync tool may block (I/O, CPU): keep it off the event loop that serves the other requests.
+        import asyncio  # lazily: asyncio is most of mcptools' import time
+
         return await asyncio.to_thread(tool.fn, **kwargs)
 
     def _input_required(

@@ -7,13 +7,15 @@ can stop them). A 2026-07-28 request carries all of that in ``_meta`` and gets a
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from .._jsonrpc import RequestId
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["ClientRequestError", "Send", "Session"]
 
@@ -80,6 +82,8 @@ class Session:
         if self.closed:
             raise ClientRequestError(-32603, "the session is closed")
         request_id = f"s-{next(self._ids)}"
+        import asyncio  # lazily: asyncio is most of mcptools' import time
+
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:

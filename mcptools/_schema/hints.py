@@ -57,6 +57,8 @@ _UNION: Final = (typing.Union, types.UnionType)
 
 def _is_null(node: Node) -> bool:
     return isinstance(node, ScalarNode) and node.json_type == "null"
+
+
 _REQUIRED: Final = _forms("Required")
 _NOT_REQUIRED: Final = _forms("NotRequired")
 _READ_ONLY: Final = _forms("ReadOnly")
