@@ -95,7 +95,12 @@ def load_registry(target: str) -> ToolRegistry:
 
 
 def _print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    # NaN and Infinity are not JSON: refuse to print something another JSON reader would reject.
+    try:
+        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        raise TargetError(f"the answer cannot be written as JSON ({exc})") from None
+    sys.stdout.write(text + "\n")
 
 
 def _list(args: argparse.Namespace) -> int:
