@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from typing import Any, TypeAlias, final
+from typing import Any, ClassVar, TypeAlias, final
 
 __all__ = [
     "AudioContent",
@@ -63,54 +63,48 @@ class TextContent:
         return entry
 
 
+class _BinaryContent:
+    """The fields and wire form shared by image and audio blocks; a subclass names only its wire ``type``."""
+
+    __slots__ = ("annotations", "data", "meta", "mime_type")
+
+    _wire_type: ClassVar[str]
+
+    def __init__(
+        self,
+        data: bytes | str,
+        mime_type: str,
+        *,
+        annotations: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.data = data
+        self.mime_type = mime_type
+        self.annotations = annotations
+        self.meta = meta
+
+    def to_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"type": self._wire_type, "data": _base64(self.data), "mimeType": self.mime_type}
+        _with_extras(entry, self.annotations, self.meta)
+        return entry
+
+
 @final
-class ImageContent:
+class ImageContent(_BinaryContent):
     """An image: raw ``bytes`` (or base64 text) and its MIME type, e.g. ``ImageContent(png, "image/png")``."""
 
-    __slots__ = ("annotations", "data", "meta", "mime_type")
+    __slots__ = ()
 
-    def __init__(
-        self,
-        data: bytes | str,
-        mime_type: str,
-        *,
-        annotations: Mapping[str, Any] | None = None,
-        meta: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.data = data
-        self.mime_type = mime_type
-        self.annotations = annotations
-        self.meta = meta
-
-    def to_json(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"type": "image", "data": _base64(self.data), "mimeType": self.mime_type}
-        _with_extras(entry, self.annotations, self.meta)
-        return entry
+    _wire_type = "image"
 
 
 @final
-class AudioContent:
+class AudioContent(_BinaryContent):
     """A sound: raw ``bytes`` (or base64 text) and its MIME type, e.g. ``AudioContent(wav, "audio/wav")``."""
 
-    __slots__ = ("annotations", "data", "meta", "mime_type")
+    __slots__ = ()
 
-    def __init__(
-        self,
-        data: bytes | str,
-        mime_type: str,
-        *,
-        annotations: Mapping[str, Any] | None = None,
-        meta: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.data = data
-        self.mime_type = mime_type
-        self.annotations = annotations
-        self.meta = meta
-
-    def to_json(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"type": "audio", "data": _base64(self.data), "mimeType": self.mime_type}
-        _with_extras(entry, self.annotations, self.meta)
-        return entry
+    _wire_type = "audio"
 
 
 @final
