@@ -27,6 +27,14 @@ from .._jsonrpc import (
     result_response,
 )
 from .errors import InputRequired, ProtocolError
+from .request_rules import (
+    INVALID_REQUEST_TEXT,
+    LEGACY_METHODS,
+    LENIENT_METHODS,
+    STATELESS_METHODS,
+    check_request_meta,
+    refuse_batch,
+)
 from .results import ResultBuilder, downgrade_for_oldest
 from .revisions import (
     LOG_LEVELS,
@@ -45,7 +53,7 @@ from .state import StateSealer, arguments_digest
 if TYPE_CHECKING:
     from .._registry import Tool, ToolRegistry
 
-__all__ = ["Engine", "check_request_meta", "engine_for", "http_status_for", "refuse_batch"]
+__all__ = ["Engine", "engine_for"]
 
 logger = logging.getLogger("mcptools")
 
@@ -53,82 +61,6 @@ Response = dict[str, Any]
 _STATE_PURPOSE: Final = "requestState"
 _CURSOR_PURPOSE: Final = "tools/list"
 _OLDEST: Final = "2025-03-26"
-# The only revision with JSON-RPC batches: 2025-03-26 says implementations MUST accept them, 2025-06-18 removed them.
-_BATCH_REVISION: Final = _OLDEST
-_INVALID_REQUEST_TEXT: Final = (
-    'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
-    'and a string or integer "id"'
-)
-_STATELESS_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
-_LEGACY_METHODS: Final = frozenset({"ping", "logging/setLevel", "tools/list", "tools/call"})
-# Without ``_meta`` and without a session (``registry.handle`` called directly, or a client that skipped
-# ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake.
-_LENIENT_METHODS: Final = _STATELESS_METHODS | {"ping"}
-
-
-def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
-    """The 2026-07-28 rule that every request names its revision and the client's capabilities in
-    ``_meta``."""
-    meta = params.get("_meta")
-    if type(meta) is not dict:
-        return ProtocolError(
-            INVALID_PARAMS,
-            "Invalid params: every request must carry _meta with "
-            f"'{META_PROTOCOL_VERSION}' and '{META_CLIENT_CAPABILITIES}'",
-        )
-    if META_PROTOCOL_VERSION not in meta or META_CLIENT_CAPABILITIES not in meta:
-        missing = [key for key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES) if key not in meta]
-        return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta is missing {', '.join(repr(k) for k in missing)}")
-    if type(meta[META_PROTOCOL_VERSION]) is not str:
-        return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta '{META_PROTOCOL_VERSION}' must be a string")
-    if type(meta[META_CLIENT_CAPABILITIES]) is not dict:
-        return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta '{META_CLIENT_CAPABILITIES}' must be an object")
-    level = meta.get(META_LOG_LEVEL)
-    if level is not None and level not in LOG_LEVELS:
-        return ProtocolError(
-            INVALID_PARAMS, f"Invalid params: _meta '{META_LOG_LEVEL}' must be one of {list(LOG_LEVELS)}"
-        )
-    return None
-
-
-def refuse_batch(messages: list[Any], session: Session) -> Response | None:
-    """Why a JSON-RPC batch cannot be served on ``session``, as the single error response it gets; ``None``
-    when it can (a session initialized at 2025-03-26, a non-empty batch, no ``initialize`` inside)."""
-    if not messages:
-        return error_response(None, INVALID_REQUEST, "Invalid Request: an empty JSON-RPC batch")
-    if any(type(m) is dict and m.get("method") == "initialize" and "id" in m for m in messages):
-        return error_response(None, INVALID_REQUEST, "Invalid Request: initialize must not be part of a JSON-RPC batch")
-    version = session.protocol_version
-    if version != _BATCH_REVISION:
-        spoken = f"protocol revision {version}" if version is not None else "a request without a 2025-03-26 session"
-        return error_response(
-            None,
-            INVALID_REQUEST,
-            f"Invalid Request: JSON-RPC batches are not supported in {spoken}; only sessions initialized at "
-            f"{_BATCH_REVISION} accept them (later revisions removed batching): send one message at a time",
-        )
-    return None
-
-
-_HTTP_STATUS: Final = {
-    -32700: 400,
-    INVALID_REQUEST: 400,
-    METHOD_NOT_FOUND: 404,
-    INVALID_PARAMS: 400,
-    -32020: 400,
-    -32021: 400,
-    UNSUPPORTED_PROTOCOL_VERSION: 400,
-}
-
-
-def http_status_for(response: Response | None) -> int:
-    """The HTTP status a 2026-07-28 response travels with: errors map to 4xx, results to 200."""
-    if response is None:
-        return 202
-    error = response.get("error")
-    if type(error) is not dict:
-        return 200
-    return _HTTP_STATUS.get(error.get("code"), 500)  # type: ignore[arg-type]
 
 
 @final
@@ -206,7 +138,7 @@ class Engine:
                     if refusal is not None:
                         return refusal
                     return error_response(None, INVALID_REQUEST, "Invalid Request: batches go to handle_batch")
-                return error_response(echo_id(message), INVALID_REQUEST, _INVALID_REQUEST_TEXT)
+                return error_response(echo_id(message), INVALID_REQUEST, INVALID_REQUEST_TEXT)
             assert isinstance(message, dict)
             if kind == "response":
                 session.resolve(message)
@@ -289,7 +221,7 @@ class Engine:
                 session.client_capabilities,
                 session.log_level,
             )
-            methods = _LEGACY_METHODS
+            methods = LEGACY_METHODS
         elif method == "initialize" and not names_revision:
             return self._initialize(request_id, params, session)
         elif names_revision or strict:
@@ -306,10 +238,10 @@ class Engine:
                     {"supported": supported_versions(modern_only), "requested": version},
                 )
             call = _Call(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], meta.get(META_LOG_LEVEL))
-            methods = _STATELESS_METHODS
+            methods = STATELESS_METHODS
         else:
             call = _Call(request_id, meta if type(meta) is dict else {}, False, {}, None)
-            methods = _LENIENT_METHODS
+            methods = LENIENT_METHODS
         if method not in methods:
             return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         return call, method, params
@@ -368,7 +300,7 @@ class Engine:
         try:
             kind = classify(message)
             if kind == "invalid":
-                return error_response(echo_id(message), INVALID_REQUEST, _INVALID_REQUEST_TEXT)
+                return error_response(echo_id(message), INVALID_REQUEST, INVALID_REQUEST_TEXT)
             if kind != "request":
                 return None
             assert isinstance(message, dict)

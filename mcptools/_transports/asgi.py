@@ -30,7 +30,8 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_response
-from .._protocol.engine import Engine, check_request_meta, engine_for, http_status_for, refuse_batch
+from .._protocol.engine import Engine, engine_for
+from .._protocol.request_rules import check_request_meta, http_status_for, refuse_batch
 from .._protocol.revisions import (
     HEADER_MISMATCH,
     META_PROTOCOL_VERSION,

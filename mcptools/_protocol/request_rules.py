@@ -1,0 +1,110 @@
+"""The rules a request or a batch must meet before the engine serves it, and the HTTP status each refusal
+travels with.
+
+The engine applies them to every message; the HTTP transport applies them too, before it opens a stream, so
+that a refusal is a plain JSON response with the right status rather than an event on a stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from .._jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, error_response
+from .errors import ProtocolError
+from .revisions import (
+    LOG_LEVELS,
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
+from .session import Session
+
+__all__ = [
+    "INVALID_REQUEST_TEXT",
+    "LEGACY_METHODS",
+    "LENIENT_METHODS",
+    "STATELESS_METHODS",
+    "check_request_meta",
+    "http_status_for",
+    "refuse_batch",
+]
+
+Response = dict[str, Any]
+# The only revision with JSON-RPC batches: 2025-03-26 says implementations MUST accept them, 2025-06-18 removed them.
+_BATCH_REVISION: Final = "2025-03-26"
+INVALID_REQUEST_TEXT: Final = (
+    'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
+    'and a string or integer "id"'
+)
+# The methods each generation serves: a 2026-07-28 request, a request on an initialized 2025 session.
+STATELESS_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
+LEGACY_METHODS: Final = frozenset({"ping", "logging/setLevel", "tools/list", "tools/call"})
+# Without ``_meta`` and without a session (``registry.handle`` called directly, or a client that skipped
+# ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake.
+LENIENT_METHODS: Final = STATELESS_METHODS | {"ping"}
+
+
+def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
+    """The 2026-07-28 rule that every request names its revision and the client's capabilities in
+    ``_meta``."""
+    meta = params.get("_meta")
+    if type(meta) is not dict:
+        return ProtocolError(
+            INVALID_PARAMS,
+            "Invalid params: every request must carry _meta with "
+            f"'{META_PROTOCOL_VERSION}' and '{META_CLIENT_CAPABILITIES}'",
+        )
+    if META_PROTOCOL_VERSION not in meta or META_CLIENT_CAPABILITIES not in meta:
+        missing = [key for key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES) if key not in meta]
+        return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta is missing {', '.join(repr(k) for k in missing)}")
+    if type(meta[META_PROTOCOL_VERSION]) is not str:
+        return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta '{META_PROTOCOL_VERSION}' must be a string")
+    if type(meta[META_CLIENT_CAPABILITIES]) is not dict:
+        return ProtocolError(INVALID_PARAMS, f"Invalid params: _meta '{META_CLIENT_CAPABILITIES}' must be an object")
+    level = meta.get(META_LOG_LEVEL)
+    if level is not None and level not in LOG_LEVELS:
+        return ProtocolError(
+            INVALID_PARAMS, f"Invalid params: _meta '{META_LOG_LEVEL}' must be one of {list(LOG_LEVELS)}"
+        )
+    return None
+
+
+def refuse_batch(messages: list[Any], session: Session) -> Response | None:
+    """Why a JSON-RPC batch cannot be served on ``session``, as the single error response it gets; ``None``
+    when it can (a session initialized at 2025-03-26, a non-empty batch, no ``initialize`` inside)."""
+    if not messages:
+        return error_response(None, INVALID_REQUEST, "Invalid Request: an empty JSON-RPC batch")
+    if any(type(m) is dict and m.get("method") == "initialize" and "id" in m for m in messages):
+        return error_response(None, INVALID_REQUEST, "Invalid Request: initialize must not be part of a JSON-RPC batch")
+    version = session.protocol_version
+    if version != _BATCH_REVISION:
+        spoken = f"protocol revision {version}" if version is not None else "a request without a 2025-03-26 session"
+        return error_response(
+            None,
+            INVALID_REQUEST,
+            f"Invalid Request: JSON-RPC batches are not supported in {spoken}; only sessions initialized at "
+            f"{_BATCH_REVISION} accept them (later revisions removed batching): send one message at a time",
+        )
+    return None
+
+
+_HTTP_STATUS: Final = {
+    -32700: 400,
+    INVALID_REQUEST: 400,
+    METHOD_NOT_FOUND: 404,
+    INVALID_PARAMS: 400,
+    -32020: 400,
+    -32021: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
+
+
+def http_status_for(response: Response | None) -> int:
+    """The HTTP status a 2026-07-28 response travels with: errors map to 4xx, results to 200."""
+    if response is None:
+        return 202
+    error = response.get("error")
+    if type(error) is not dict:
+        return 200
+    return _HTTP_STATUS.get(error.get("code"), 500)  # type: ignore[arg-type]
