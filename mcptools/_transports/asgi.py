@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_response
@@ -40,7 +40,20 @@ from .._protocol.revisions import (
     supported_versions,
 )
 from .._protocol.session import ClientRequestError, Send, Session
-from .._protocol.wire import ParseFailure, decode_message, encode_message
+from .._protocol.wire import ParseFailure, decode_message
+from .asgi_io import (
+    SSE_HEADERS,
+    Answer,
+    ASGISend,
+    Disconnected,
+    Headers,
+    Receive,
+    Scope,
+    send_empty,
+    send_json,
+    stream_without_ids,
+    until_disconnect,
+)
 from .http_rules import (
     DEFAULT_ALLOWED_HOSTS,
     HostRules,
@@ -57,13 +70,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
 
 logger = logging.getLogger("mcptools.http")
-
-Scope = MutableMapping[str, Any]
-# What a request (one response or none) or a batch (a list of them, or one error for the whole) comes to.
-Answer = dict[str, Any] | list[dict[str, Any]] | None
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-ASGISend = Callable[[Message], Awaitable[None]]
 
 _DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
 _NAMED_METHODS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -142,7 +148,7 @@ class StreamableHTTPApp:
             return
         if scope["type"] != "http":
             return
-        headers = _Headers(scope.get("headers") or [])
+        headers = Headers(scope.get("headers") or [])
         try:
             if scope.get("path") != self.path:
                 raise _Reject(404, INVALID_REQUEST, f"Not Found: the MCP endpoint is {self.path}")
@@ -158,7 +164,7 @@ class StreamableHTTPApp:
                 raise _Reject(405, INVALID_REQUEST, f"Method Not Allowed: {method}")
         except _Reject as reject:
             extra = [(b"allow", b"GET, POST, DELETE")] if reject.status == 405 else []
-            await _send_json(send, reject.status, reject.body, extra)
+            await send_json(send, reject.status, reject.body, extra)
 
     async def _lifespan(self, receive: Receive, send: ASGISend) -> None:
         while True:
@@ -175,13 +181,13 @@ class StreamableHTTPApp:
 
     # -- guards ----------------------------------------------------------------------------------------
 
-    def _check_host(self, headers: _Headers, default_port: str) -> None:
+    def _check_host(self, headers: Headers, default_port: str) -> None:
         if not self.host_rules.host_allowed(headers.get("host"), default_port):
             raise _Reject(403, INVALID_REQUEST, "Forbidden: Host header is not allowed")
         if not self.host_rules.origin_allowed(headers.get("origin")):
             raise _Reject(403, INVALID_REQUEST, "Forbidden: Origin header is not allowed")
 
-    async def _read_body(self, headers: _Headers, receive: Receive) -> bytes:
+    async def _read_body(self, headers: Headers, receive: Receive) -> bytes:
         declared = headers.get("content-length")
         if declared is not None and declared.strip().isdigit() and int(declared) > self.max_body_bytes:
             raise _Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes")
@@ -199,7 +205,7 @@ class StreamableHTTPApp:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    def _session_for(self, headers: _Headers, request_id: Any = None) -> _HTTPSession | None:
+    def _session_for(self, headers: Headers, request_id: Any = None) -> _HTTPSession | None:
         session_id = headers.get("mcp-session-id")
         if session_id is None:
             return None
@@ -224,7 +230,7 @@ class StreamableHTTPApp:
 
     # -- POST ------------------------------------------------------------------------------------------
 
-    async def _post(self, headers: _Headers, receive: Receive, send: ASGISend) -> None:
+    async def _post(self, headers: Headers, receive: Receive, send: ASGISend) -> None:
         if not is_json_content_type(headers.get("content-type")):
             raise _Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json (UTF-8)")
         accept = headers.get("accept")
@@ -262,27 +268,27 @@ class StreamableHTTPApp:
             entry = self._new_session()
             response = await self.engine.handle(message, entry.session, _no_stream)
             extra = [(b"mcp-session-id", entry.session.id.encode("ascii"))]
-            await _send_json(send, 200, response, extra)
+            await send_json(send, 200, response, extra)
             return
         if kind != "request":
             # Without a session there is nothing a notification or a response could change.
-            await _send_empty(send, 202)
+            await send_empty(send, 202)
             return
         self._check_stateless_headers(headers, message, params)
         await self._answer_stateless(message, sse_ok, json_ok, send, receive)
 
-    async def _post_batch(self, headers: _Headers, messages: list[Any], sse_ok: bool, send: ASGISend) -> None:
+    async def _post_batch(self, headers: Headers, messages: list[Any], sse_ok: bool, send: ASGISend) -> None:
         entry = self._session_for(headers)
         refusal = refuse_batch(messages, entry.session if entry is not None else Session())
         if refusal is not None:
-            await _send_json(send, 400, refusal)
+            await send_json(send, 400, refusal)
             return
         assert entry is not None
         self._check_legacy_version(headers, None)
         if not any(classify(m) in ("request", "invalid") for m in messages):
             # Only notifications and responses: nothing is owed, and 2025-03-26 says 202 with no body.
             await self.engine.handle_batch(messages, entry.session, _no_stream)
-            await _send_empty(send, 202)
+            await send_empty(send, 202)
             return
 
         async def answer(emit: Send, close_stream: Callable[[], Awaitable[None]]) -> Answer:
@@ -308,7 +314,7 @@ class StreamableHTTPApp:
             data,
         )
 
-    def _check_legacy_version(self, headers: _Headers, message: object) -> None:
+    def _check_legacy_version(self, headers: Headers, message: object) -> None:
         version = headers.get("mcp-protocol-version")
         if version is not None and version.strip() not in SUPPORTED:
             raise _Reject(
@@ -318,7 +324,7 @@ class StreamableHTTPApp:
                 echo_id(message),
             )
 
-    def _check_stateless_headers(self, headers: _Headers, message: dict[str, Any], params: dict[str, Any]) -> None:
+    def _check_stateless_headers(self, headers: Headers, message: dict[str, Any], params: dict[str, Any]) -> None:
         request_id = message["id"]
         problem = check_request_meta(params)
         if problem is not None:
@@ -369,7 +375,7 @@ class StreamableHTTPApp:
         return mapping
 
     def _check_param_headers(
-        self, headers: _Headers, tool_name: str, arguments: dict[str, Any], request_id: Any
+        self, headers: Headers, tool_name: str, arguments: dict[str, Any], request_id: Any
     ) -> None:
         for argument, suffix in self._param_headers(tool_name).items():
             if argument not in arguments or arguments[argument] is None:
@@ -406,16 +412,16 @@ class StreamableHTTPApp:
 
         task = asyncio.ensure_future(run())
         try:
-            await _until_disconnect(stream.first(), receive)
+            await until_disconnect(stream.first(), receive)
             if (stream.done and not stream.messages) or not sse_ok:
                 # Nothing streamed before the answer (or the client takes only JSON): one plain JSON response.
-                await _until_disconnect(asyncio.shield(task), receive)
+                await until_disconnect(asyncio.shield(task), receive)
                 response = final[0] if final else None
-                await _send_json(send, http_status_for(response), response)
+                await send_json(send, http_status_for(response), response)
                 return
-            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-            await _stream_without_ids(stream, send, receive, final)
-        except _Disconnected:
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+            await stream_without_ids(stream, send, receive, final)
+        except Disconnected:
             pass
         finally:
             if not task.done():
@@ -426,7 +432,7 @@ class StreamableHTTPApp:
     ) -> None:
         if kind != "request":
             await self.engine.handle(message, entry.session, _no_stream)
-            await _send_empty(send, 202)
+            await send_empty(send, 202)
             return
 
         async def answer(emit: Send, close_stream: Callable[[], Awaitable[None]]) -> Answer:
@@ -472,9 +478,9 @@ class StreamableHTTPApp:
             await asyncio.shield(task)
             entry.streams.pop(stream.id, None)
             body = final[0] if final else None
-            await _send_json(send, 200 if body is not None else 202, body)
+            await send_json(send, 200 if body is not None else 202, body)
             return
-        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         if _supports_priming(entry.session.protocol_version):
             await send(
                 {
@@ -494,7 +500,7 @@ class StreamableHTTPApp:
 
     # -- GET and DELETE --------------------------------------------------------------------------------
 
-    async def _get(self, headers: _Headers, receive: Receive, send: ASGISend) -> None:
+    async def _get(self, headers: Headers, receive: Receive, send: ASGISend) -> None:
         if self.stateless_only or headers.get("mcp-session-id") is None:
             raise _Reject(405, INVALID_REQUEST, "Method Not Allowed: GET needs an Mcp-Session-Id")
         entry = self._session_for(headers)
@@ -505,15 +511,15 @@ class StreamableHTTPApp:
         parsed = parse_event_id(last) if last is not None else None
         if parsed is not None and parsed[0] in entry.streams:
             stream = entry.streams[parsed[0]]
-            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-            with contextlib.suppress(_Disconnected):
-                await _until_disconnect(self._follow(entry, stream, send, parsed[1]), receive)
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+            with contextlib.suppress(Disconnected):
+                await until_disconnect(self._follow(entry, stream, send, parsed[1]), receive)
             return
         if entry.standalone:
             raise _Reject(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
         entry.standalone = True
         try:
-            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             if _supports_priming(entry.session.protocol_version):
                 await send(
                     {
@@ -523,14 +529,14 @@ class StreamableHTTPApp:
                     }
                 )
             try:
-                await _until_disconnect(entry.closed.wait(), receive)
-            except _Disconnected:
+                await until_disconnect(entry.closed.wait(), receive)
+            except Disconnected:
                 return
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             entry.standalone = False
 
-    async def _delete(self, headers: _Headers, send: ASGISend) -> None:
+    async def _delete(self, headers: Headers, send: ASGISend) -> None:
         if headers.get("mcp-session-id") is None:
             raise _Reject(400, INVALID_REQUEST, "Bad Request: DELETE needs an Mcp-Session-Id")
         entry = self._session_for(headers)
@@ -538,36 +544,10 @@ class StreamableHTTPApp:
         self._sessions.pop(entry.session.id, None)
         entry.session.close()
         entry.closed.set()
-        await _send_empty(send, 204)
+        await send_empty(send, 204)
 
 
 # -- small helpers ---------------------------------------------------------------------------------------
-
-
-@final
-class _Headers:
-    """Request headers by lower-cased name (ASGI gives them as a list of byte pairs)."""
-
-    __slots__ = ("_values",)
-
-    def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
-        self._values: dict[str, str] = {}
-        for name, value in raw:
-            self._values.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
-
-    def get(self, name: str) -> str | None:
-        return self._values.get(name)
-
-
-class _Disconnected(Exception):
-    pass
-
-
-_SSE_HEADERS: Final = [
-    (b"content-type", b"text/event-stream"),
-    (b"cache-control", b"no-cache, no-transform"),
-    (b"x-accel-buffering", b"no"),
-]
 
 
 def _supports_priming(version: str | None) -> bool:
@@ -577,61 +557,6 @@ def _supports_priming(version: str | None) -> bool:
 
 async def _no_stream(message: dict[str, Any]) -> None:
     return None
-
-
-async def _send_json(send: ASGISend, status: int, body: Answer, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    text = encode_message(body) if body is not None else None
-    if text is None:
-        await _send_empty(send, 202 if status < 300 else status, extra)
-        return
-    payload = text.encode("utf-8")
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode("ascii"))]
-    await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
-    await send({"type": "http.response.body", "body": payload, "more_body": False})
-
-
-async def _send_empty(send: ASGISend, status: int, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": extra or []})
-    await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-async def _stream_without_ids(stream: EventStream, send: ASGISend, receive: Receive, final: list[Any]) -> None:
-    """A stateless answer as SSE: the notifications, then the response. Nothing to resume, so no ids."""
-
-    async def pump() -> None:
-        async for _event_id, data in stream.follow():
-            await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
-        if final and final[0] is not None:
-            text = encode_message(final[0])
-            if text is not None:
-                await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-    await _until_disconnect(pump(), receive)
-
-
-async def _until_disconnect(work: Awaitable[Any], receive: Receive) -> Any:
-    """Run ``work`` unless the client disconnects first (then raise ``_Disconnected``)."""
-    job = asyncio.ensure_future(work)
-
-    async def watch() -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-
-    watcher = asyncio.ensure_future(watch())
-    try:
-        done, _ = await asyncio.wait({job, watcher}, return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
-        job.cancel()
-        watcher.cancel()
-        raise
-    if job in done:
-        watcher.cancel()
-        return job.result()
-    job.cancel()
-    raise _Disconnected
 
 
 def create_app(registry: ToolRegistry, **options: Any) -> StreamableHTTPApp:

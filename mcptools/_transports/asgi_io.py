@@ -1,0 +1,117 @@
+"""The ASGI plumbing under the Streamable HTTP app: the message types, request headers by name, and the ways a
+response leaves (one JSON body, an empty one, or an SSE stream that stops when the client goes away).
+
+``asgi`` decides what to answer and with which status; this module only puts the answer on the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any, Final, final
+
+from .._protocol.wire import encode_message
+from .streams import EventStream, sse_event
+
+__all__ = [
+    "ASGISend",
+    "Answer",
+    "Disconnected",
+    "Headers",
+    "Message",
+    "Receive",
+    "SSE_HEADERS",
+    "Scope",
+    "send_empty",
+    "send_json",
+    "stream_without_ids",
+    "until_disconnect",
+]
+
+Scope = MutableMapping[str, Any]
+# What a request (one response or none) or a batch (a list of them, or one error for the whole) comes to.
+Answer = dict[str, Any] | list[dict[str, Any]] | None
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+ASGISend = Callable[[Message], Awaitable[None]]
+
+
+@final
+class Headers:
+    """Request headers by lower-cased name (ASGI gives them as a list of byte pairs)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
+        self._values: dict[str, str] = {}
+        for name, value in raw:
+            self._values.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+
+    def get(self, name: str) -> str | None:
+        return self._values.get(name)
+
+
+class Disconnected(Exception):
+    pass
+
+
+SSE_HEADERS: Final = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache, no-transform"),
+    (b"x-accel-buffering", b"no"),
+]
+
+
+async def send_json(send: ASGISend, status: int, body: Answer, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    text = encode_message(body) if body is not None else None
+    if text is None:
+        await send_empty(send, 202 if status < 300 else status, extra)
+        return
+    payload = text.encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode("ascii"))]
+    await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
+    await send({"type": "http.response.body", "body": payload, "more_body": False})
+
+
+async def send_empty(send: ASGISend, status: int, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": extra or []})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def stream_without_ids(stream: EventStream, send: ASGISend, receive: Receive, final: list[Any]) -> None:
+    """A stateless answer as SSE: the notifications, then the response. Nothing to resume, so no ids."""
+
+    async def pump() -> None:
+        async for _event_id, data in stream.follow():
+            await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
+        if final and final[0] is not None:
+            text = encode_message(final[0])
+            if text is not None:
+                await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    await until_disconnect(pump(), receive)
+
+
+async def until_disconnect(work: Awaitable[Any], receive: Receive) -> Any:
+    """Run ``work`` unless the client disconnects first (then raise ``Disconnected``)."""
+    job = asyncio.ensure_future(work)
+
+    async def watch() -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        done, _ = await asyncio.wait({job, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        job.cancel()
+        watcher.cancel()
+        raise
+    if job in done:
+        watcher.cancel()
+        return job.result()
+    job.cancel()
+    raise Disconnected
