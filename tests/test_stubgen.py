@@ -3,64 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import importlib.util
 import json
 import random
-import sys
 import types
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from typing_extensions import NotRequired, Unpack, get_type_hints
+from stubgen_support import ROOT, hints, load, realistic_tools, tool
+from typing_extensions import NotRequired
 
 from mcptools._errors import SchemaError
 from mcptools._stubgen import add_stubgen_arguments, generate_stubs, run_stubgen, stubgen_main, tools_from_json
-from mcptools._stubgen._text import method_name, pascal_case
-
-SCHEMAS = Path(__file__).parent / "stubgen_schemas"
-ROOT = Path(__file__).parent.parent
-
-
-def realistic_tools() -> list[dict[str, Any]]:
-    return [json.loads(path.read_text()) for path in sorted(SCHEMAS.glob("*.json"))]
-
-
-_counter = iter(range(10**6))
-
-
-def load(text: str, tmp_path: Path) -> types.ModuleType:
-    """Import generated text as a real module (run-time evaluation of aliases and functional TypedDicts)."""
-    name = f"generated_stub_{next(_counter)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def hints(module: types.ModuleType, name: str) -> dict[str, Any]:
-    return get_type_hints(getattr(module, name), include_extras=True)
-
-
-def tool(name: str, properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required is not None:
-        schema["required"] = required
-    return {"name": name, "inputSchema": schema, **extra}
-
-
-@pytest.fixture
-def tmp_module_dir(tmp_path: Path) -> Iterator[Path]:
-    yield tmp_path
-    for name in [name for name in sys.modules if name.startswith("generated_stub_")]:
-        del sys.modules[name]
-
 
 # --- the types --------------------------------------------------------------------------------------------
 
@@ -439,105 +393,6 @@ def test_equal_inline_objects_in_one_tool_share_a_class(tmp_module_dir: Path) ->
     assert found["c"] == NotRequired[module.ShapesArgumentsC]
 
 
-# --- names ------------------------------------------------------------------------------------------------
-
-
-def test_tool_names_become_unique_method_names(tmp_module_dir: Path) -> None:
-    names = ["get_weather", "get-weather", "get.weather", "class", "3d", "_hidden", "call_tool", "-", "café"]
-    tools = [{"name": name, "inputSchema": {"type": "object"}} for name in names]
-    module = load(generate_stubs(tools, source="test"), tmp_module_dir)
-    methods = {name for name in vars(module.TypedClient) if not name.startswith("_")}
-    assert methods == {
-        "get_weather",
-        "get_weather_2",
-        "get_weather_3",
-        "class_",
-        "tool_3d",
-        "tool__hidden",
-        "call_tool",
-        "call_tool_2",
-        "tool__",
-        "caf_",
-    }
-    calls: list[tuple[str, dict[str, Any]]] = []
-
-    class Recorder:
-        def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
-            calls.append((name, arguments))
-            return "ok"
-
-    client = module.TypedClient(Recorder())
-    client.get_weather()
-    client.get_weather_2()
-    client.class_()
-    client.call_tool_2()
-    client.caf_()
-    assert [name for name, _ in calls] == ["get_weather", "get-weather", "class", "call_tool", "café"]
-
-
-def test_clashing_tool_names_number_methods_and_types_alike(tmp_module_dir: Path) -> None:
-    output = {"type": "object", "properties": {"n": {"type": "integer"}}}
-    tools = [
-        {
-            "name": name,
-            "inputSchema": {"type": "object", "properties": {"v": {"type": "string"}}},
-            "outputSchema": output,
-        }
-        for name in ("a.b", "a_b", "a-b")
-    ]
-    module = load(generate_stubs(tools, source="test"), tmp_module_dir)
-    # The tool already named like a method keeps the plain names; the others are numbered in one order.
-    for method, base, name in (("a_b", "AB", "a_b"), ("a_b_2", "AB2", "a-b"), ("a_b_3", "AB3", "a.b")):
-        signature = get_type_hints(getattr(module.TypedClient, method), include_extras=True)
-        assert signature["return"] is getattr(module, base + "Result")
-        assert signature["arguments"] == Unpack[getattr(module, base + "Arguments")]
-        assert f'Calls the tool "{name}".' in (getattr(module.TypedClient, method).__doc__ or "")
-
-
-def test_property_names_that_are_not_identifiers_use_the_functional_syntax(tmp_module_dir: Path) -> None:
-    text = generate_stubs(
-        [
-            tool(
-                "odd",
-                {"from": {"type": "string"}, "a-b": {"type": "integer"}, "__x": {"type": "boolean"}},
-                ["from"],
-            )
-        ],
-        source="test",
-    )
-    assert 'OddArguments = TypedDict(\n    "OddArguments",' in text
-    assert "build the arguments as a OddArguments and pass them as ``**arguments``" in " ".join(text.split())
-    module = load(text, tmp_module_dir)
-    assert hints(module, "OddArguments") == {"from": str, "a-b": NotRequired[int], "__x": NotRequired[bool]}
-
-
-def test_class_names_do_not_collide_with_the_module_own_names(tmp_module_dir: Path) -> None:
-    schema = {
-        "type": "object",
-        "$defs": {
-            "Any": {"type": "string"},
-            "Tools": {"type": "object", "properties": {"a": {"type": "integer"}}},
-        },
-        "properties": {"x": {"$ref": "#/$defs/Any"}, "y": {"$ref": "#/$defs/Tools"}},
-    }
-    module = load(generate_stubs([{"name": "t", "inputSchema": schema}], source="test"), tmp_module_dir)
-    assert module.Any2 is str
-    assert hints(module, "TArguments")["y"] == NotRequired[module.Tools2]
-    assert module.Tools.__name__ == "Tools"
-
-
-def test_helpers_name_things_predictably() -> None:
-    assert pascal_case("get_weather", "Tool") == "GetWeather"
-    assert (
-        pascal_case("getWeatherHTTPData", "Tool") == "GetWeatherHttpData"
-        or pascal_case("getWeatherHTTPData", "Tool") == "GetWeatherHTTPData"
-    )
-    assert pascal_case("3d-render", "Tool") == "Tool3DRender"
-    assert pascal_case("---", "Tool") == "Tool"
-    assert method_name("import") == "import_"
-    assert method_name("a b") == "a_b"
-
-
 # --- determinism and format -------------------------------------------------------------------------------
 
 
@@ -622,112 +477,3 @@ def test_command_as_a_subcommand_of_mcptools(tmp_path: Path) -> None:
         run_stubgen(parser.parse_args(["stubgen", str(ROOT / "examples" / "weather.py"), "-o", str(output), "--check"]))
         == 0
     )
-
-
-# --- the typed clients at run time ------------------------------------------------------------------------
-
-
-def _weather_module(tmp_path: Path) -> types.ModuleType:
-    weather = tool(
-        "weather",
-        {"location": {"type": "string"}},
-        ["location"],
-        outputSchema={"type": "object", "properties": {"temperature": {"type": "number"}}},
-    )
-    return load(generate_stubs([weather, tool("ping", {})], source="test"), tmp_path)
-
-
-def test_typed_client_returns_structured_content_from_any_result_shape(tmp_module_dir: Path) -> None:
-    module = _weather_module(tmp_module_dir)
-    structured = {"temperature": 21.5}
-    results: list[object] = [
-        {"content": [], "structuredContent": structured, "isError": False},
-        {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": structured}},
-        types.SimpleNamespace(structuredContent=structured, isError=False, content=[]),
-    ]
-    sent: list[tuple[str, dict[str, Any]]] = []
-
-    class Session:
-        def call_tool(self, name: str, arguments: dict[str, Any]) -> object:
-            sent.append((name, arguments))
-            return results.pop(0)
-
-    client = module.TypedClient(Session())
-    for _ in range(3):
-        assert client.weather(location="Paris") == structured
-    assert sent == [("weather", {"location": "Paris"})] * 3
-    # Tools without an outputSchema hand back the session's own result.
-    results.append("raw")
-    assert client.ping() == "raw"
-
-
-def test_typed_client_raises_on_error_results(tmp_module_dir: Path) -> None:
-    module = _weather_module(tmp_module_dir)
-    error_result = {"content": [{"type": "text", "text": "Invalid arguments: x"}], "isError": True}
-    answers: list[object] = [
-        error_result,
-        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool: weather"}},
-        {"content": [{"type": "text", "text": "no structure"}], "isError": False},
-        types.SimpleNamespace(isError=True, content=[types.SimpleNamespace(text="boom")], structuredContent=None),
-    ]
-
-    class Session:
-        def call_tool(self, name: str, arguments: dict[str, Any]) -> object:
-            return answers.pop(0)
-
-    client = module.TypedClient(Session())
-    with pytest.raises(module.ToolCallError, match="Invalid arguments: x") as caught:
-        client.weather(location="Paris")
-    assert caught.value.result is error_result
-    with pytest.raises(module.ToolCallError, match="Unknown tool: weather"):
-        client.weather(location="Paris")
-    with pytest.raises(module.ToolCallError, match="no structuredContent"):
-        client.weather(location="Paris")
-    with pytest.raises(module.ToolCallError, match="boom"):
-        client.weather(location="Paris")
-
-
-def test_an_argument_named_self_is_a_keyword_like_any_other(tmp_module_dir: Path) -> None:
-    tools = [
-        tool("self_test", {"self": {"type": "integer"}, "arguments": {"type": "string"}}, ["self"]),
-        {"name": "kv", "inputSchema": {"type": "object", "additionalProperties": {"type": "integer"}}},
-    ]
-    module = load(generate_stubs(tools, source="test"), tmp_module_dir)
-    sent: list[tuple[str, dict[str, Any]]] = []
-
-    class Session:
-        def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
-            sent.append((name, arguments))
-            return "ok"
-
-    client = module.TypedClient(Session())
-    assert client.self_test(self=1, arguments="x") == "ok"
-    assert client.kv(self=2, other=3) == "ok"
-    assert asyncio.run(module.AsyncTypedClient(_AsyncSession(sent)).self_test(self=4)) == "ok"
-    assert sent == [
-        ("self_test", {"self": 1, "arguments": "x"}),
-        ("kv", {"self": 2, "other": 3}),
-        ("self_test", {"self": 4}),
-    ]
-
-
-class _AsyncSession:
-    def __init__(self, sent: list[tuple[str, dict[str, Any]]]) -> None:
-        self.sent = sent
-
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
-        self.sent.append((name, arguments))
-        return "ok"
-
-
-def test_async_typed_client_awaits_the_session(tmp_module_dir: Path) -> None:
-    module = _weather_module(tmp_module_dir)
-
-    class Session:
-        async def call_tool(self, name: str, arguments: dict[str, Any]) -> object:
-            await asyncio.sleep(0)
-            return {"structuredContent": {"temperature": float(len(arguments["location"]))}}
-
-    client = module.AsyncTypedClient(Session())
-    assert asyncio.run(client.weather(location="Paris")) == {"temperature": 5.0}
-    assert asyncio.run(client.call_tool("weather", {"location": "Rome"})) == {"structuredContent": {"temperature": 4.0}}
