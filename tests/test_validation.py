@@ -190,20 +190,20 @@ def test_at_most_one_error_per_location_with_all_of() -> None:
         ({"minItems": 2}, [1], "value must have at least 2 items"),
         ({"maxItems": 0}, [1], "value must have at most 0 items"),
         ({"uniqueItems": True}, [1, 1.0], "value must not contain duplicate items"),
-        ({"contains": {"type": "string"}}, [1], "value must contain at least 1 item that matches string"),
+        ({"contains": {"type": "string"}}, [1], "value must contain at least 1 item that is string"),
         ({"minProperties": 1}, {}, "value must have at least 1 property"),
         ({"not": {"type": "string"}}, "a", "value must not be string"),
-        ({"contains": {"const": 1}, "minContains": 2}, [1], "value must contain at least 2 items that match 1"),
+        ({"contains": {"const": 1}, "minContains": 2}, [1], "value must contain at least 2 items that are 1"),
         (
             {"allOf": [True, True], "contains": {"const": 1}, "maxContains": 1},
             [1, 1],
-            "value must contain at most 1 item that matches 1",
+            "value must contain at most 1 item that is 1",
         ),
         ({"const": "on"}, "off", "value must be 'on'"),
         (
             {"anyOf": [{"type": "string"}, {"type": "integer"}]},
             None,
-            "value must match at least one of: string, integer",
+            "value must be string or integer",
         ),
         (
             {"oneOf": [{"type": "number"}, {"type": "integer"}]},
@@ -344,10 +344,9 @@ def test_cache_is_bounded() -> None:
         ({"$ref": "https://example.com/schema.json"}, ["never fetches"]),
         ({"$schema": "http://json-schema.org/draft-04/schema#"}, ["draft-04", "not supported"]),
         ({"$schema": "https://json-schema.org/draft/2019-09/schema"}, ["2019-09", "not supported"]),
-        ({"pattern": "(a+)+$"}, ["exponential"]),
-        ({"pattern": "^(\\w+\\s?)*$"}, ["exponential"]),
-        ({"pattern": "^(a|a)*$"}, ["identical alternatives"]),
-        ({"properties": {"a": {"patternProperties": {"(x+x+)+y": {}}}}}, ["exponential", "#/properties/a"]),
+        ({"pattern": "^(a{100}){200}$"}, ["more than 10000 matcher states"]),
+        ({"pattern": "(a)\\1+"}, ["backreference", "exponential"]),
+        ({"properties": {"a": {"patternProperties": {"x+(?=a+b)": {}}}}}, ["lookaround", "#/properties/a"]),
         ({"pattern": "[a-"}, ["not a valid regular expression"]),
         ({"properties": {"a": 3}}, ["#/properties/a", "object or a boolean"]),
         ({"allOf": []}, ["'allOf'"]),
@@ -395,7 +394,7 @@ def test_deep_instance_on_the_collector_path() -> None:
     assert tree.errors(deep) == ["value nests too deeply to validate"]
     assert tree.errors([[["x"]]]) == ["item '[0][0][0]' must be array or integer"]
     either = compile_schema({"anyOf": [{"type": "array", "items": {"$ref": "#"}}, {"type": "integer"}]})
-    assert either.errors([[["x"]]]) == ["item '[0][0][0]' must match at least one of: array, integer"]
+    assert either.errors([[["x"]]]) == ["item '[0][0][0]' must be array or integer"]
 
 
 def test_deep_schema_is_refused_and_moderately_deep_one_compiles() -> None:
@@ -457,7 +456,7 @@ def test_public_types() -> None:
     assert_type(checker.errors("a"), list[str])
     assert_type(validate({}, WEATHER), list[str])
     assert_type(checker_for(WEATHER), Validator)
-    assert compile_schema({"not": {"minimum": 3}}).errors(5) == ["value must not match {'minimum': 3}"]
+    assert compile_schema({"not": {"minimum": 3}}).errors(5) == ["value must not be >= 3"]
 
 
 def test_non_string_keys_from_python_callers_are_named_not_crashed_on() -> None:

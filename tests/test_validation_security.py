@@ -35,7 +35,7 @@ PAYLOADS = [
     "K1",
     "__builtins__",
 ]
-GENERATOR_LITERALS = {"property '", "item '", ".", "[", "]", ""}
+GENERATOR_LITERALS = {"property '", "item '", ".", "[", "]", "", '"', '[""]'}
 # Generated names: numbered temporaries and constants, a few fixed helpers, and builtins.
 IDENTIFIER = re.compile(
     r"^(?:(?:t|n|ev|ok|r|hits|k|m|i|c|f|b|e|v|a|q|errors_of)\d+|(?:K|E|W|N|P|F|R|S|D|DT|DF|CHOICE|HINT|C)\d+"

@@ -18,13 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, final
 
+from .choice import BranchChooser, Missing, TypeMismatch, WrongTag
 from .codegen import Generator
+from .describe import any_of_phrase, contains_phrase, json_text, negation_phrase, one_of_phrase
 from .keywords import Spec, SpecTable, node_key
-from .messages import closest_name, count_phrase, describe_schema, negation_phrase, render_path, subject, type_phrase
+from .messages import closest_name, count_phrase, render_path, subject, type_phrase
 from .resolve import Located
 from .values import has_unique_items, is_multiple_of, matcher
 
-__all__ = ["Collectors", "finish", "type_gate"]
+__all__ = ["Collectors", "finish"]
 
 Record = tuple[tuple[Any, ...], bool, str]
 Collector = Callable[[Any, tuple[Any, ...], list[Record], tuple[str, ...]], None]
@@ -140,7 +142,7 @@ class Collectors:
         if spec.enum is not None:
             steps.append(simple(matcher(spec.enum), f"must be one of {spec.enum!r}", True))
         if spec.const is not None:
-            steps.append(simple(matcher([spec.const[0]]), f"must be {spec.const[0]!r}", True))
+            steps.append(simple(matcher([spec.const[0]]), f"must be {json_text(spec.const[0])}", True))
         for bound, test, words in (
             (spec.minimum, lambda v, b: v >= b, "must be >= {}"),
             (spec.maximum, lambda v, b: v <= b, "must be <= {}"),
@@ -192,15 +194,15 @@ class Collectors:
             steps.append(negation)
         for branches, exactly in ((spec.any_of, False), (spec.one_of, True)):
             if branches:
-                steps.append(self._choice(branches, exactly))
+                steps.append(self._choice(spec, branches, exactly))
         return steps
 
-    def _choice(self, branches: list[Located], exactly: bool) -> Step:
+    def _choice(self, spec: Spec, branches: list[Located], exactly: bool) -> Step:
         checks = [self.yes_no(branch) for branch in branches]
         collectors = [self.collector(branch) for branch in branches]
-        accepts = [self._type_gate(branch) for branch in branches]
-        names = ", ".join(describe_schema(branch.schema) for branch in branches)
-        words = f"must match {'exactly' if exactly else 'at least'} one of: {names}"
+        chooser = BranchChooser(self.specs, spec, branches)
+        schemas = [branch.schema for branch in branches]
+        words = one_of_phrase(schemas) if exactly else any_of_phrase(schemas)
         self.needs_sort = True
 
         def choice(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
@@ -210,17 +212,28 @@ class Collectors:
             if hits > 1:
                 out.append((path, False, f"{subject(path)} {words} (it matches {hits})"))
                 return False
-            candidates = [i for i, accept in enumerate(accepts) if accept(value)]
-            if len(candidates) == 1:
-                collectors[candidates[0]](value, path, out, dyn)
+
+            def trial(index: int) -> list[Record]:
+                found: list[Record] = []
+                collectors[index](value, path, found, dyn)
+                return found
+
+            verdict = chooser.choose(value, trial)
+            if isinstance(verdict, list):
+                out.extend(verdict)
+            elif isinstance(verdict, TypeMismatch):
+                out.append((path, False, f"{subject(path)} {verdict.words}"))
+            elif isinstance(verdict, Missing):
+                where = (*path, verdict.name)
+                out.append((where, True, f"missing required property '{render_path(where)}'"))
+            elif isinstance(verdict, WrongTag):
+                where = (*path, verdict.name)
+                out.append((where, False, f"{subject(where)} must be {verdict.words}"))
             else:
                 out.append((path, False, f"{subject(path)} {words}"))
             return False
 
         return choice
-
-    def _type_gate(self, node: Located) -> Callable[[Any], bool]:
-        return type_gate(self.specs, node)
 
     # -- objects ----------------------------------------------------------------------------------------
     def _object_steps(self, spec: Spec) -> list[Step]:
@@ -272,7 +285,10 @@ class Collectors:
                     for key in value:
                         found: list[Record] = []
                         names(key, (*path, str(key)), found, dyn)
-                        out.extend((where, False, "name of " + message) for where, _, message in found[:1])
+                        for where, _, message in found[:1]:
+                            # A name no schema allows is simply an unexpected property.
+                            prefix = "" if message.startswith("unexpected ") else "name of "
+                            out.append((where, False, prefix + message))
                 return False
 
             steps.append(property_names)
@@ -333,17 +349,15 @@ class Collectors:
         if spec.contains is not None:
             check = self.yes_no(spec.contains)
             least, most = spec.min_contains, spec.max_contains
-            what = describe_schema(spec.contains.schema)
+            what = spec.contains.schema
 
             def contains(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
                 if isinstance(value, (list, tuple)):
                     hits = sum(1 for item in value if check(item, dyn))
                     if hits < least:
-                        counted = count_phrase(least, "item that matches", "items that match")
-                        out.append((path, False, f"{subject(path)} must contain at least {counted} {what}"))
+                        out.append((path, False, f"{subject(path)} {contains_phrase(what, least, 'at least')}"))
                     elif most is not None and hits > most:
-                        counted = count_phrase(most, "item that matches", "items that match")
-                        out.append((path, False, f"{subject(path)} must contain at most {counted} {what}"))
+                        out.append((path, False, f"{subject(path)} {contains_phrase(what, most, 'at most')}"))
                 return False
 
             steps.append(contains)
@@ -485,21 +499,6 @@ class Collectors:
             return False
 
         return [unevaluated]
-
-
-def type_gate(specs: SpecTable, node: Located) -> Callable[[Any], bool]:
-    """Whether a value is of the type a branch declares (through $ref): the branch worth explaining."""
-    for _ in range(8):
-        spec = specs.spec(node)
-        if spec.types is not None:
-            tests = [_TYPE_OF[name] for name in spec.types]
-            return lambda v: any(test(v) for test in tests)
-        if spec.const is not None or spec.enum is not None:
-            return matcher(list(spec.enum or []) + ([spec.const[0]] if spec.const else []))
-        if spec.ref is None:
-            break
-        node = spec.ref
-    return lambda v: True
 
 
 def finish(records: list[Record], instance: Any, needs_sort: bool) -> list[str]:

@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, final
 
+from .choice import BranchChooser, Missing, TypeMismatch, WrongTag
 from .codegen import Generator, type_test, value_key
+from .describe import any_of_phrase, contains_phrase, json_text, negation_phrase, one_of_phrase
 from .keywords import Spec, SpecTable, node_key
-from .messages import closest_name, count_phrase, describe_schema, negation_phrase, type_phrase
+from .messages import closest_name, count_phrase, type_phrase
 from .resolve import Located
 
 __all__ = ["ErrorGenerator", "is_simple"]
@@ -27,8 +29,11 @@ __all__ = ["ErrorGenerator", "is_simple"]
 _MAX_CHAIN = 10
 _MAX_INLINE_DEPTH = 6
 # Source templates over generated names only: the child location, the noun of a location, an item's location.
+# An empty property name is spelt ``[""]`` (``where[""]``), so it is never mistaken for its parent.
 _CHILD_PATH = '({0} + "." + {1} if {0} else {1})'
-_NOUN = """("item '" if {0}[0] == "[" else "property '")"""
+_EMPTY_CHILD_PATH = """{0} + '[""]'"""
+_DYNAMIC_CHILD_PATH = """(({0} + "." + str({1}) if {0} else str({1})) if {1} != "" else {0} + '[""]')"""
+_NOUN = """("item '" if {0}[0] == "[" and {0}[1] != '"' else "property '")"""
 _ITEM_PATH = '{0} + "[" + str({1}) + "]"'
 
 
@@ -135,27 +140,34 @@ def is_simple(specs: SpecTable, root: Located) -> bool:
 # built by concatenation as the checks descend: cheaper than tuples rendered at the end.
 
 
+def _child(path: str, name: Any) -> str:
+    # JSON keys are strings; a Python caller's other keys are named as json.dumps would write them.
+    text = str(name)
+    if not text:
+        return path + '[""]'
+    return path + "." + text if path else text
+
+
 def _missing(path: str, name: str) -> str:
-    return "missing required property '" + (path + "." + name if path else name) + "'"
+    return "missing required property '" + _child(path, name) + "'"
 
 
 def _unexpected(path: str, name: Any) -> str:
-    # JSON keys are strings; a Python caller's other keys are named as json.dumps would write them.
-    text = str(name)
-    return "unexpected property '" + (path + "." + text if path else text) + "'"
+    return "unexpected property '" + _child(path, name) + "'"
 
 
 def _subject(path: str) -> str:
     if not path:
         return "value"
-    return ("item '" if path[0] == "[" else "property '") + path + "'"
+    return ("item '" if path[0] == "[" and path[1] != '"' else "property '") + path + "'"
 
 
 def _not_allowed(x: Any, path: str, out: list[str]) -> None:
     if not path:
         out.append("value is not allowed")
     else:
-        out.append(("unexpected item '" if path.endswith("]") else "unexpected property '") + path + "'")
+        item = path.endswith("]") and not path.endswith('""]')
+        out.append(("unexpected item '" if item else "unexpected property '") + path + "'")
 
 
 def _nothing(x: Any, path: str, out: list[str]) -> None:
@@ -215,7 +227,7 @@ class ErrorGenerator:
             stops.append((test, gen.constant(f" must be one of {spec.enum!r}", "W")))
         if spec.const is not None:
             test = gen.membership_test([spec.const[0]], var, known)
-            stops.append((test, gen.constant(f" must be {spec.const[0]!r}", "W")))
+            stops.append((test, gen.constant(f" must be {json_text(spec.const[0])}", "W")))
         return known, stops, self._location_checks(spec, known, var)
 
     @staticmethod
@@ -278,13 +290,10 @@ class ErrorGenerator:
             checks.append((f"{array_guard}not UNIQUE({var})", words))
         if spec.contains is not None:
             contains = gen.function(spec.contains, "v")
-            what = describe_schema(spec.contains.schema)
             hits = f"sum(1 for item in {var} if {contains}(item))"
             for size, operator, words in ((spec.min_contains, "<", "at least"), (spec.max_contains, ">", "at most")):
                 if size is not None and (size > 0 or operator == ">"):
-                    phrase = (
-                        f" must contain {words} {count_phrase(size, 'item that matches', 'items that match')} {what}"
-                    )
+                    phrase = " " + contains_phrase(spec.contains.schema, size, words)
                     condition = f"{array_guard}{hits} {operator} {gen.constant(size, 'N')}"
                     checks.append((condition, gen.constant(phrase, "W")))
         if spec.not_ is not None:
@@ -300,10 +309,10 @@ class ErrorGenerator:
         base = spec.node.base
         tests = [gen.test(branch, var, base) for branch in branches]
         explain = [self.function(branch) for branch in branches]
-        gates = [_type_gate(self.specs, branch) for branch in branches]
-        names = ", ".join(describe_schema(branch.schema) for branch in branches)
-        words = f" must match {'exactly' if exactly else 'at least'} one of: {names}"
-        choice = gen.constant(_choice_explainer(explain, gates, words, gen.namespace), "CHOICE", key=id(spec))
+        chooser = BranchChooser(self.specs, spec, branches)
+        schemas = [branch.schema for branch in branches]
+        words = " " + (one_of_phrase(schemas) if exactly else any_of_phrase(schemas))
+        choice = gen.constant(_choice_explainer(explain, chooser, words, gen.namespace), "CHOICE", key=id(spec))
         if exactly:
             count = " + ".join(f"bool({test})" for test in tests)
             return f"({count}) != 1", f"{choice}({var}, {path}, out, {count})"
@@ -385,8 +394,8 @@ class ErrorGenerator:
 
         def message(words: str) -> str:
             # At the root the whole message is a constant; deeper, the path is rendered.
-            whole = gen.constant(f"property '{name}'" + gen.namespace[words], "W")
-            tail = gen.constant(f".{name}'" + gen.namespace[words], "W")
+            whole = gen.constant(f"property '{_child('', name)}'" + gen.namespace[words], "W")
+            tail = gen.constant(("." + name if name else '[""]') + "'" + gen.namespace[words], "W")
             noun = _NOUN.format(path)
             return f"{whole} if not {path} else {noun} + {path} + {tail}"
 
@@ -409,14 +418,14 @@ class ErrorGenerator:
         name_var, value = gen.temp("k"), gen.temp("v")
         out.append(f"{pad}for {name_var}, {value} in {var}.items():")
         inner = pad + "    "
-        dynamic_path = _CHILD_PATH.format(path, f"str({name_var})")
+        dynamic_path = _DYNAMIC_CHILD_PATH.format(path, name_var)
         if len(spec.properties) <= _MAX_CHAIN:
             keyword = "if"
             for name, child in spec.properties:
                 key = gen.constant(name, "K")
                 out.append(f"{inner}{keyword} {name_var} == {key}:")
                 keyword = "elif"
-                child_path = _CHILD_PATH.format(path, key)
+                child_path = (_CHILD_PATH if name else _EMPTY_CHILD_PATH).format(path, key)
                 message = self._property_message(name, key, path)
                 self._emit_child(child, value, path, inner + "    ", stack, child_path, message)
             if not spec.properties:
@@ -482,24 +491,30 @@ def _hinter(declared: list[str]) -> Callable[[str, str, dict[str, Any]], str]:
     return hint
 
 
-def _type_gate(specs: SpecTable, node: Located) -> Callable[[Any], bool]:
-    from .collect import type_gate
-
-    return type_gate(specs, node)
-
-
 def _choice_explainer(
-    explain: list[str], gates: list[Callable[[Any], bool]], words: str, namespace: dict[str, Any]
+    explain: list[str], chooser: BranchChooser, words: str, namespace: dict[str, Any]
 ) -> Callable[[Any, str, list[str], int], None]:
-    """Explain a failed anyOf / oneOf: the one branch of the value's type if there is one, else the summary."""
+    """Explain a failed anyOf / oneOf through the branch the value was meant for (see ``choice``)."""
 
     def choice(x: Any, p: str, out: list[str], hits: int) -> None:
         if hits > 1:
             out.append(f"{_subject(p)}{words} (it matches {hits})")
             return
-        candidates = [index for index, gate in enumerate(gates) if gate(x)]
-        if len(candidates) == 1:
-            namespace[explain[candidates[0]]](x, p, out)
+
+        def trial(index: int) -> list[str]:
+            found: list[str] = []
+            namespace[explain[index]](x, p, found)
+            return found
+
+        verdict = chooser.choose(x, trial)
+        if isinstance(verdict, list):
+            out.extend(verdict)
+        elif isinstance(verdict, TypeMismatch):
+            out.append(f"{_subject(p)} {verdict.words}")
+        elif isinstance(verdict, Missing):
+            out.append(_missing(p, verdict.name))
+        elif isinstance(verdict, WrongTag):
+            out.append(f"{_subject(_child(p, verdict.name))} must be {verdict.words}")
         else:
             out.append(_subject(p) + words)
 

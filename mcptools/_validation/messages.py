@@ -25,8 +25,6 @@ from typing import Any
 __all__ = [
     "closest_name",
     "count_phrase",
-    "describe_schema",
-    "negation_phrase",
     "render_path",
     "subject",
     "type_phrase",
@@ -36,11 +34,13 @@ Path = tuple[Any, ...]
 
 
 def render_path(path: Path) -> str:
-    """A path as messages show it: ``where.street``, ``tags[2]``, ``[0].a``."""
+    """A path as messages show it: ``where.street``, ``tags[2]``, ``[0].a``; an empty name is ``[""]``."""
     parts: list[str] = []
     for segment in path:
         if type(segment) is int:
             parts.append(f"[{segment}]")
+        elif segment == "":
+            parts.append('[""]')
         elif parts:
             parts.append("." + str(segment))
         else:
@@ -64,43 +64,6 @@ def type_phrase(types: list[str]) -> str:
 
 def count_phrase(count: Any, singular: str, plural: str) -> str:
     return f"{count} {singular if count == 1 else plural}"
-
-
-def describe_schema(schema: Any) -> str:
-    """A few words naming a subschema, for anyOf / oneOf / not: its type, enum, const or $ref name."""
-    if schema is True:
-        return "anything"
-    if schema is False or not isinstance(schema, dict):
-        return "nothing"
-    if isinstance(schema.get("title"), str):
-        return str(schema["title"])
-    if "const" in schema:
-        return repr(schema["const"])
-    if isinstance(schema.get("enum"), list):
-        return "one of " + repr(schema["enum"])
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return kind
-    if isinstance(kind, list) and all(isinstance(k, str) for k in kind) and kind:
-        return type_phrase(kind)
-    reference = schema.get("$ref")
-    if isinstance(reference, str):
-        return reference.rsplit("/", 1)[-1] or reference
-    shown = {key: value for key, value in schema.items() if key not in _ANNOTATIONS}
-    text = repr(shown)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def negation_phrase(schema: Any) -> str:
-    """``must not be string`` for a type, enum or const; ``must not match {...}`` for anything else."""
-    if isinstance(schema, dict) and ("type" in schema or "enum" in schema or "const" in schema):
-        return "must not be " + describe_schema(schema)
-    return "must not match " + describe_schema(schema)
-
-
-_ANNOTATIONS = frozenset(
-    {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
-)
 
 
 def closest_name(name: str, candidates: list[str]) -> str | None:

@@ -222,7 +222,7 @@ def nested_by_hand(args: Any) -> list[str]:
                 _item_by_hand(item, f"items[{index}]", errors)
         elif name == "note":
             if value is not None and not isinstance(value, str):
-                errors.append("property 'note' must match at least one of: string, null")
+                errors.append("property 'note' must be string or null")
         elif name == "express":
             if type(value) is not bool:
                 errors.append("property 'express' must be boolean")

@@ -1,0 +1,156 @@
+"""Which branch of a failed anyOf / oneOf the value was meant for, so its own errors can explain it.
+
+A discriminated union (pydantic's ``Field(discriminator=...)``, zod's ``discriminatedUnion``) fails usefully
+only if the errors are the chosen branch's: ``missing required property 'pet.meow'``, not ``must match exactly
+one of: Cat, Dog``. The branch is, in this order:
+
+1. the one whose const / enum on a property (the discriminator; ``discriminator.propertyName`` when the schema
+   names it, as OpenAPI does) matches the value;
+2. the only one of the value's JSON type; when no branch takes that type, the message is ``must be <types>``;
+3. the one with the fewest errors; on a tie nothing is chosen and the branches are listed.
+
+Used by both error paths (the generated one in ``errgen`` and the collectors in ``collect``); only after the
+valid path has already said no.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, final
+
+from .describe import json_text
+from .keywords import Spec, SpecTable
+from .messages import type_phrase
+from .resolve import Located
+from .values import matcher
+
+__all__ = ["BranchChooser", "Missing", "TypeMismatch", "WrongTag"]
+
+T = TypeVar("T")
+
+_TYPE_OF: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: v is True or v is False,
+    "null": lambda v: v is None,
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, (list, tuple)),
+}
+
+
+@final
+class TypeMismatch:
+    """No branch takes the value's type: ``must be <words>``."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: str) -> None:
+        self.words = words
+
+
+@final
+class Missing:
+    """Every branch is told apart by property ``name``, which the value lacks."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+@final
+class WrongTag:
+    """Every branch is told apart by property ``name``, and the value's is none of theirs: ``must be one of``."""
+
+    __slots__ = ("name", "words")
+
+    def __init__(self, name: str, words: str) -> None:
+        self.name = name
+        self.words = words
+
+
+def _resolve(specs: SpecTable, node: Located) -> Spec:
+    """A branch's own keywords, through references that are all it holds (``{"$ref": "#/$defs/Cat"}``)."""
+    spec = specs.spec(node)
+    for _ in range(16):
+        if spec.ref is None or spec.types is not None or spec.properties or spec.dynamic_name is not None:
+            break
+        spec = specs.spec(spec.ref)
+    return spec
+
+
+def _pinned(specs: SpecTable, spec: Spec, only: str | None) -> list[tuple[str, list[Any]]]:
+    """(property name, allowed values) for each property a const or enum pins down."""
+    found: list[tuple[str, list[Any]]] = []
+    for name, child in spec.properties:
+        if only is not None and name != only:
+            continue
+        pinned = _resolve(specs, child)
+        if pinned.const is not None:
+            found.append((name, [pinned.const[0]]))
+        elif pinned.enum is not None:
+            found.append((name, list(pinned.enum)))
+    return found
+
+
+@final
+class BranchChooser:
+    """Picks the branch to explain for one anyOf / oneOf, or the message to give instead."""
+
+    __slots__ = ("_gates", "_tags", "_types", "shared_tag")
+
+    def __init__(self, specs: SpecTable, parent: Spec, branches: list[Located]) -> None:
+        discriminator = parent.node.schema.get("discriminator") if isinstance(parent.node.schema, dict) else None
+        only = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
+        only = only if isinstance(only, str) else None
+        resolved = [_resolve(specs, branch) for branch in branches]
+        self._tags = [[(name, matcher(allowed)) for name, allowed in _pinned(specs, spec, only)] for spec in resolved]
+        self._gates: list[Callable[[Any], bool] | None] = []
+        for spec in resolved:
+            if spec.types is None:
+                self._gates.append(None)
+            else:
+                tests = [_TYPE_OF[name] for name in spec.types]
+                self._gates.append(lambda v, t=tests: any(test(v) for test in t))  # type: ignore[misc]
+        kinds: list[str] = []
+        for spec in resolved:
+            kinds.extend(spec.types or [])
+        every_typed = all(spec.types is not None for spec in resolved)
+        self._types = type_phrase(list(dict.fromkeys(kinds))) if every_typed and kinds else None
+        # The property every branch pins, and all the values it may take: for "kind is none of these".
+        self.shared_tag: tuple[str, str] | None = None
+        pins = [_pinned(specs, spec, only) for spec in resolved]
+        if pins and all(len(pin) == 1 for pin in pins) and len({pin[0][0] for pin in pins}) == 1:
+            allowed = [value for pin in pins for value in pin[0][1]]
+            words = json_text(allowed[0]) if len(allowed) == 1 else "one of " + repr(allowed)
+            self.shared_tag = (pins[0][0][0], words)
+
+    def choose(self, value: Any, trial: Callable[[int], list[T]]) -> list[T] | TypeMismatch | Missing | WrongTag | None:
+        """The chosen branch's errors (from ``trial(index)``), another verdict, or ``None``: list the branches."""
+        if isinstance(value, dict):
+            tagged = [
+                i
+                for i, tags in enumerate(self._tags)
+                if any(name in value and test(value[name]) for name, test in tags)
+            ]
+            if len(tagged) == 1:
+                found = trial(tagged[0])
+                return found or None
+            if not tagged and self.shared_tag is not None:
+                name, words = self.shared_tag
+                return WrongTag(name, words) if name in value else Missing(name)
+        candidates = [i for i, gate in enumerate(self._gates) if gate is None or gate(value)]
+        if not candidates and self._types is not None:
+            return TypeMismatch("must be " + self._types)
+        if not candidates:
+            candidates = list(range(len(self._gates)))
+        if len(candidates) == 1:
+            return trial(candidates[0]) or None
+        results = [trial(i) for i in candidates]
+        sizes = [len(found) for found in results if found]
+        if not sizes:
+            return None
+        fewest = min(sizes)
+        best = [found for found in results if found and len(found) == fewest]
+        return best[0] if len(best) == 1 else None
