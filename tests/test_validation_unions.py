@@ -123,8 +123,7 @@ def test_fewest_errors_wins_and_a_tie_lists_the_branches() -> None:
         (
             {"anyOf": [{"type": "string", "minLength": 3}, {"type": "string", "pattern": "^a"}]},
             "b",
-            "value must match at least one of: string that is at least 3 characters, "
-            "string that matches pattern '^a'",
+            "value must match at least one of: string that is at least 3 characters, string that matches pattern '^a'",
         ),
         (
             {"oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]},

@@ -6,7 +6,7 @@ schema is rewritten once, before compiling:
 
 - ``definitions`` -> ``$defs``; array-form ``items`` -> ``prefixItems``, with ``additionalItems`` -> ``items``;
 - ``dependencies`` -> ``dependentRequired`` (arrays) / ``dependentSchemas`` (schemas);
-- ``$ref`` ignores its siblings (only ``$ref`` and the definitions it may point into are kept);
+- ``$ref`` ignores its siblings (only ``$ref`` and the ``definitions`` / ``$defs`` it may point into are kept);
 - ``$id: "#name"`` is a plain-name anchor -> ``$anchor``;
 - JSON pointers inside ``$ref`` are rewritten to follow the renamed keywords.
 """
@@ -37,8 +37,11 @@ def _rewrite(node: Any, root: Any) -> Any:
     if "$ref" in node:
         reference = node["$ref"]
         out["$ref"] = _rewrite_reference(reference, root) if isinstance(reference, str) else reference
-        if isinstance(node.get("definitions"), dict):
-            out["$defs"] = {name: _rewrite(value, root) for name, value in node["definitions"].items()}
+        # Siblings are ignored as checks, but a $ref elsewhere may point into the definitions kept beside it.
+        for keyword in ("$defs", "definitions"):
+            if isinstance(node.get(keyword), dict):
+                defs = out.setdefault("$defs", {})
+                defs.update({name: _rewrite(value, root) for name, value in node[keyword].items()})
         return out
     for key, value in node.items():
         if key == "$schema":
