@@ -6,19 +6,47 @@ a keyword value is checked in exactly one place and the two paths cannot disagre
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, final
+from typing import Any, final
 
 from mcptools._errors import SchemaError
 from mcptools._json import JSON_TYPE_NAMES
 
 from .formats import FORMAT_CHECKS
-from .regex import compile_pattern
+from .regex import PatternMatcher, compile_pattern
 from .resolve import VALIDATION_KEYWORDS, Index, Located
 
-if TYPE_CHECKING:
-    import re
+__all__ = ["Spec", "SpecTable", "is_json_value", "node_key"]
 
-__all__ = ["Spec", "SpecTable", "node_key"]
+
+def _names(names: Any) -> bool:
+    """An array of distinct strings, as ``required`` and ``dependentRequired`` must be."""
+    return (
+        isinstance(names, list) and all(isinstance(name, str) for name in names) and len(set(names)) == len(names)
+    )
+
+
+def is_json_value(value: Any) -> bool:
+    """Whether ``value`` is something JSON can spell (NaN and Infinity are not: no JSON text means them)."""
+    stack = [value]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (str, bool, int)):
+            continue
+        if isinstance(item, (list, tuple, dict)):
+            if id(item) in seen:  # shared or self-containing: each container is looked at once
+                continue
+            seen.add(id(item))
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        else:
+            return False
+    return True
 
 
 def node_key(node: Located) -> tuple[Any, ...]:
@@ -89,7 +117,7 @@ class Spec:
         self.multiple_of: int | float | None = None
         self.min_length: int | None = None
         self.max_length: int | None = None
-        self.pattern: tuple[re.Pattern[str], str] | None = None
+        self.pattern: tuple[PatternMatcher, str] | None = None
         self.format: Any = None  # the check function when asserting
         self.format_name: str | None = None
         self.min_items: int | None = None
@@ -102,7 +130,7 @@ class Spec:
         self.max_contains: int | None = None
         self.unevaluated_items: Located | None = None
         self.properties: list[tuple[str, Located]] = []
-        self.pattern_properties: list[tuple[re.Pattern[str], str, Located]] = []
+        self.pattern_properties: list[tuple[PatternMatcher, str, Located]] = []
         self.additional: Located | None = None
         self.unevaluated_properties: Located | None = None
         self.property_names: Located | None = None
@@ -167,7 +195,7 @@ class SpecTable:
         validation = self.validation
 
         def bad(keyword: str, expected: str) -> SchemaError:
-            return SchemaError(f"'{keyword}' at '{where}' must be {expected}, got {schema[keyword]!r}")
+            return SchemaError(f"'{keyword}' at '{node.where_of(keyword)}' must be {expected}, got {schema[keyword]!r}")
 
         def count(keyword: str) -> int | None:
             if keyword not in schema or (not validation and keyword in VALIDATION_KEYWORDS):
@@ -183,8 +211,8 @@ class SpecTable:
             if keyword not in schema or not validation:
                 return None
             value = schema[keyword]
-            if type(value) not in (int, float):
-                raise bad(keyword, "a number")
+            if type(value) not in (int, float) or not math.isfinite(value):
+                raise bad(keyword, "a finite number")
             return value  # type: ignore[no-any-return]
 
         def subschema(keyword: str) -> Located | None:
@@ -238,7 +266,7 @@ class SpecTable:
         spec.unevaluated_items = subschema("unevaluatedItems")
         spec.properties = schema_map("properties")
         for pattern, child in schema_map("patternProperties"):
-            spec.pattern_properties.append((compile_pattern(pattern, where + "/patternProperties"), pattern, child))
+            spec.pattern_properties.append((compile_pattern(pattern, node.where_of("patternProperties", pattern)), pattern, child))
         spec.additional = subschema("additionalProperties")
         spec.unevaluated_properties = subschema("unevaluatedProperties")
         spec.property_names = subschema("propertyNames")
@@ -268,29 +296,29 @@ class SpecTable:
                 raise bad("type", f"one of {sorted(JSON_TYPE_NAMES)} or a list of distinct ones")
             spec.types = names
         if "enum" in schema:
-            if not isinstance(schema["enum"], list):
-                raise bad("enum", "an array")
+            if not isinstance(schema["enum"], list) or not is_json_value(schema["enum"]):
+                raise bad("enum", "an array of JSON values (no NaN or Infinity)")
             spec.enum = schema["enum"]
         if "const" in schema:
+            if not is_json_value(schema["const"]):
+                raise bad("const", "a JSON value (no NaN or Infinity)")
             spec.const = (schema["const"],)
         if "pattern" in schema:
             source = schema["pattern"]
-            spec.pattern = (compile_pattern(source, spec.node.where() + "/pattern"), source)
+            spec.pattern = (compile_pattern(source, spec.node.where_of("pattern")), source)
         if "uniqueItems" in schema:
             if not isinstance(schema["uniqueItems"], bool):
                 raise bad("uniqueItems", "a boolean")
             spec.unique_items = schema["uniqueItems"]
         if "required" in schema:
             required = schema["required"]
-            if not isinstance(required, list) or not all(isinstance(name, str) for name in required):
-                raise bad("required", "an array of property names")
+            if not _names(required):
+                raise bad("required", "an array of distinct property names")
             spec.required = list(dict.fromkeys(required))
         if "dependentRequired" in schema:
             value = schema["dependentRequired"]
-            if not isinstance(value, dict) or not all(
-                isinstance(names, list) and all(isinstance(name, str) for name in names) for names in value.values()
-            ):
-                raise bad("dependentRequired", "an object of arrays of property names")
+            if not isinstance(value, dict) or not all(_names(names) for names in value.values()):
+                raise bad("dependentRequired", "an object of arrays of distinct property names")
             spec.dependent_required = [(name, names) for name, names in value.items() if names]
 
     def _read_references(self, spec: Spec, schema: dict[str, Any], node: Located) -> None:
@@ -299,7 +327,7 @@ class SpecTable:
                 continue
             reference = schema[keyword]
             if not isinstance(reference, str):
-                raise SchemaError(f"'{keyword}' at '{node.where()}' must be a URI string, got {reference!r}")
+                raise SchemaError(f"'{keyword}' at '{node.where_of(keyword)}' must be a URI string, got {reference!r}")
             target = self.index.lookup(reference, node, keyword)
             if keyword == "$ref":
                 spec.ref = target
@@ -321,5 +349,5 @@ class SpecTable:
                 spec.all_of = [*spec.all_of, target]
                 if dynamic:
                     raise SchemaError(
-                        f"'$dynamicRef' beside '$ref' at '{node.where()}' is not supported; wrap one in 'allOf'"
+                        f"'$dynamicRef' beside '$ref' at '{node.where_of('$dynamicRef')}' is not supported; wrap one in 'allOf'"
                     )

@@ -2,21 +2,21 @@
 
 The two dialects mostly agree; where they differ, the ECMA meaning wins: ``\\d`` and ``\\w`` are ASCII only,
 ``\\s`` is ECMA's whitespace set, ``.`` stops at every line terminator, ``$`` only matches at the very end,
-``\\p{Letter}`` is a Unicode property. A pattern that nests unbounded quantifiers (``(a+)+``) can take time
-exponential in the instance's length under a backtracking engine, so it is refused when the schema is compiled
-rather than allowed to hang the server on a hostile argument.
+``\\p{Letter}`` is a Unicode property. Under a backtracking engine an ambiguous pattern (``(a+)+``,
+``(a|aa)+$``) can take time exponential in the instance's length, so ``compile_pattern`` hands Python's ``re``
+only the patterns ``backtrack.runs_in_linear_time`` proves safe and runs all others on the linear-time NFA.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
 from mcptools._errors import SchemaError
 
-if TYPE_CHECKING:
-    import re
+from .backtrack import needs_memory, runs_in_linear_time
+from .nfa import MAX_STATES, TooLarge, Unsupported, build_matcher, parse
 
-__all__ = ["compile_pattern", "translate_pattern"]
+__all__ = ["PatternMatcher", "compile_pattern", "translate_pattern"]
 
 _WORD = "a-zA-Z0-9_"
 _SPACE = " \\t\\n\\r\\x0b\\x0c\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
@@ -133,7 +133,6 @@ def translate_pattern(pattern: str, where: str) -> str:
         else:
             out.append(c)
         i += 1
-    _refuse_nested_quantifiers(pattern, where)
     return "".join(out)
 
 
@@ -141,138 +140,48 @@ def _escape_code_point(code: int) -> str:
     return f"\\U{code:08x}"
 
 
-_UNBOUNDED = 1 << 30
+@runtime_checkable
+class PatternMatcher(Protocol):
+    """What validators need of a compiled pattern: ``re.Pattern`` or the linear-time ``NFAMatcher``."""
+
+    def search(self, string: str, /) -> object:
+        """Something truthy when the pattern matches somewhere in ``string``, else ``None``."""
+        ...
 
 
-def _quantifier(pattern: str, i: int) -> tuple[int, int, int]:
-    """The quantifier starting at ``i`` as (min, max, index after it); (1, 1, i) when there is none."""
-    if i >= len(pattern):
-        return 1, 1, i
-    c = pattern[i]
-    low, high, after = 1, 1, i
-    if c == "*":
-        low, high, after = 0, _UNBOUNDED, i + 1
-    elif c == "+":
-        low, high, after = 1, _UNBOUNDED, i + 1
-    elif c == "?":
-        low, high, after = 0, 1, i + 1
-    elif c == "{":
-        end = pattern.find("}", i)
-        body = pattern[i + 1 : end] if end > 0 else ""
-        first, comma, second = body.partition(",")
-        if first.isdigit() and (second.isdigit() or second == ""):
-            low = int(first)
-            high = (int(second) if second else _UNBOUNDED) if comma else low
-            after = end + 1
-    if after < len(pattern) and after > i and pattern[after] == "?":
-        after += 1
-    return low, high, after
+def compile_pattern(pattern: Any, where: str) -> PatternMatcher:
+    """The compiled ECMA-262 ``pattern``; ``SchemaError`` naming ``where`` when it is not a valid pattern.
 
-
-def _refuse_nested_quantifiers(pattern: str, where: str) -> None:
-    """Refuse ``(a+)+``-shaped patterns, which backtrack exponentially on a crafted argument.
-
-    A repeated group is dangerous when one of its alternatives repeats something and has nothing mandatory
-    that occurs once (``(a+)+``, ``(\\w+\\s?)*``); ``(\\d+\\.)+`` is fine, its dot separates the repeats.
-    A repeated group with two identical alternatives (``(a|a)*``) is refused too; subtler overlaps
-    (``(a|ab|b)*``-like ambiguity) are not detected.
+    Decided once per schema: ``re`` (C, fast) when ``runs_in_linear_time`` proves it cannot backtrack badly,
+    else the NFA, whose time is linear in the text whatever the pattern. A pattern neither can run safely (a
+    backreference or long lookaround in a risky place, or counted repeats too big to expand) is refused.
     """
-    # per open group: [branch repeats, branch has a single mandatory atom, any branch dangerous,
-    #                  any branch repeats, every branch has a single mandatory atom]
-    stack: list[list[bool]] = [[False, False, False, False, True]]
-    # per open group: where its current alternative starts, and the text of the finished ones
-    branches: list[tuple[int, list[str]]] = [(0, [])]
-    i = 0
-    n = len(pattern)
-    while i < n:
-        c = pattern[i]
-        group: list[bool] | None = None
-        if c == "(":
-            stack.append([False, False, False, False, True])
-            i += 1
-            if pattern.startswith("?", i):
-                close = (
-                    pattern.find(">", i) + 1
-                    if pattern.startswith("?<", i) and pattern[i + 2 : i + 3] not in "=!"
-                    else 0
-                )
-                i = close if close > 0 else i + (3 if pattern.startswith("?<", i) else 2)
-            branches.append((i, []))
-            continue
-        if c == "|":
-            _end_branch(stack[-1])
-            start, done = branches[-1]
-            done.append(pattern[start:i])
-            branches[-1] = (i + 1, done)
-            i += 1
-            continue
-        if c in "^$":
-            i += 1
-            continue
-        alternatives: list[str] = []
-        if c == ")" and len(stack) > 1:
-            group = stack.pop()
-            _end_branch(group)
-            start, alternatives = branches.pop()
-            alternatives.append(pattern[start:i])
-            i += 1
-        elif c == "\\":
-            i += 2
-            if (i < n and pattern[i - 1] in "pPu" and pattern[i] == "{") or (
-                pattern[i - 1] == "k" and i < n and pattern[i] == "<"
-            ):
-                i = max(pattern.find("}" if pattern[i] == "{" else ">", i) + 1, i + 1)
-        elif c == "[":
-            i += 1
-            if i < n and pattern[i] == "^":
-                i += 1
-            if i < n and pattern[i] == "]":
-                i += 1
-            while i < n and pattern[i] != "]":
-                i += 2 if pattern[i] == "\\" else 1
-            i += 1
-        else:
-            i += 1
-        low, high, i = _quantifier(pattern, i)
-        frame = stack[-1]
-        if group is not None:
-            if high > 1 and len(set(alternatives)) < len(alternatives):
-                raise SchemaError(
-                    f"pattern {pattern!r} at '{where}' repeats a group with two identical alternatives "
-                    "(like '(a|a)*'); that can take exponential time on a crafted argument, so remove one"
-                )
-            if high > 1 and group[2]:
-                raise SchemaError(
-                    f"pattern {pattern!r} at '{where}' repeats a group whose body only repeats "
-                    "(like '(a+)+'); "
-                    "that can take exponential time on a crafted argument, so rewrite it without the nesting"
-                )
-            if high > 1 or group[3]:
-                frame[0] = True
-            if low >= 1 and high == 1 and group[4]:
-                frame[1] = True
-        elif high > 1:
-            frame[0] = True
-        elif low >= 1:
-            frame[1] = True
-
-
-def _end_branch(frame: list[bool]) -> None:
-    if frame[0] and not frame[1]:
-        frame[2] = True
-    frame[3] = frame[3] or frame[0]
-    frame[4] = frame[4] and frame[1]
-    frame[0] = frame[1] = False
-
-
-def compile_pattern(pattern: Any, where: str) -> re.Pattern[str]:
-    """The compiled ECMA-262 ``pattern``; ``SchemaError`` naming ``where`` when it is not a valid pattern."""
     import re
 
     if not isinstance(pattern, str):
         raise SchemaError(f"'pattern' at '{where}' must be a string, got {pattern!r}")
     source = translate_pattern(pattern, where)
     try:
-        return re.compile(source)
+        tree = parse(source)
+        if runs_in_linear_time(tree):
+            return re.compile(source)
     except re.error as exc:
         raise SchemaError(f"pattern {pattern!r} at '{where}' is not a valid regular expression: {exc}") from None
+    except RecursionError:
+        raise SchemaError(f"pattern {pattern!r} at '{where}' nests groups too deeply") from None
+    try:
+        return build_matcher(source, tree)
+    except TooLarge:
+        raise SchemaError(
+            f"pattern {pattern!r} at '{where}' expands into more than {MAX_STATES} matcher states; "
+            "use smaller counted repeats ({n,m}) or fewer of them"
+        ) from None
+    except Unsupported as exc:
+        if not needs_memory(tree):
+            raise SchemaError(f"pattern {pattern!r} at '{where}' uses {exc}, which ECMA-262 patterns lack") from None
+    raise SchemaError(
+        f"pattern {pattern!r} at '{where}' uses a backreference or a lookaround longer than one character "
+        "where a backtracking matcher can take exponential time on a crafted argument; mcptools runs those "
+        "only in anchored ('^...') patterns whose repeats apply to single characters, and not right after a "
+        "repeat that could still match the next character"
+    )
