@@ -336,7 +336,7 @@ def test_cache_is_bounded() -> None:
 @pytest.mark.parametrize(
     ("schema", "fragments"),
     [
-        ({"type": "strin"}, ["'type'", "'#'"]),
+        ({"type": "strin"}, ["'type'", "'#/type'"]),
         ({"properties": {"a": {"minimum": "1"}}}, ["'minimum'", "#/properties/a"]),
         ({"properties": {"a": {"minLength": -1}}}, ["'minLength'", "#/properties/a"]),
         ({"required": "a"}, ["'required'"]),

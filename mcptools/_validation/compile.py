@@ -76,6 +76,9 @@ def compile_schema(
     vocabularies = check_dialect(schema, index, extra)
     validation = vocabularies is None or VALIDATION_VOCABULARY in vocabularies
     specs = SpecTable(index, format_assertion=format_assertion, validation=validation)
+    # Every subschema is checked, also the $defs nothing refers to: a broken schema is refused, never half-used.
+    for node in [node for node in index.nodes if node.document == ""]:
+        specs.spec(node)
     try:
         return _build(original, root, specs, hints=hints, dynamic=False)
     except NeedsDynamicScope:

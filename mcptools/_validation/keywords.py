@@ -6,6 +6,7 @@ a keyword value is checked in exactly one place and the two paths cannot disagre
 
 from __future__ import annotations
 
+import math
 from typing import Any, final
 
 from mcptools._errors import SchemaError
@@ -20,9 +21,7 @@ __all__ = ["Spec", "SpecTable", "is_json_value", "node_key"]
 
 def _names(names: Any) -> bool:
     """An array of distinct strings, as ``required`` and ``dependentRequired`` must be."""
-    return (
-        isinstance(names, list) and all(isinstance(name, str) for name in names) and len(set(names)) == len(names)
-    )
+    return isinstance(names, list) and all(isinstance(name, str) for name in names) and len(set(names)) == len(names)
 
 
 def is_json_value(value: Any) -> bool:
@@ -191,7 +190,6 @@ class SpecTable:
             return spec
         if not isinstance(schema, dict):
             raise SchemaError(f"the schema at '{node.where()}' must be an object or a boolean, got {schema!r}")
-        where = node.where()
         validation = self.validation
 
         def bad(keyword: str, expected: str) -> SchemaError:
@@ -211,7 +209,7 @@ class SpecTable:
             if keyword not in schema or not validation:
                 return None
             value = schema[keyword]
-            if type(value) not in (int, float) or not math.isfinite(value):
+            if type(value) not in (int, float) or (type(value) is float and not math.isfinite(value)):
                 raise bad(keyword, "a finite number")
             return value  # type: ignore[no-any-return]
 
@@ -266,7 +264,8 @@ class SpecTable:
         spec.unevaluated_items = subschema("unevaluatedItems")
         spec.properties = schema_map("properties")
         for pattern, child in schema_map("patternProperties"):
-            spec.pattern_properties.append((compile_pattern(pattern, node.where_of("patternProperties", pattern)), pattern, child))
+            regex = compile_pattern(pattern, node.where_of("patternProperties", pattern))
+            spec.pattern_properties.append((regex, pattern, child))
         spec.additional = subschema("additionalProperties")
         spec.unevaluated_properties = subschema("unevaluatedProperties")
         spec.property_names = subschema("propertyNames")
@@ -349,5 +348,6 @@ class SpecTable:
                 spec.all_of = [*spec.all_of, target]
                 if dynamic:
                     raise SchemaError(
-                        f"'$dynamicRef' beside '$ref' at '{node.where_of('$dynamicRef')}' is not supported; wrap one in 'allOf'"
+                        f"'$dynamicRef' beside '$ref' at '{node.where_of('$dynamicRef')}' is not supported; "
+                        "wrap one in 'allOf'"
                     )

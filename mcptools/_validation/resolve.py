@@ -8,10 +8,14 @@ arbitrary hosts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, final
 
 from mcptools._errors import SchemaError
+
+# The plain-name grammar of $anchor and $dynamicAnchor (XML's NCName, as 2020-12 specifies).
+_ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
 
 __all__ = [
     "DEFAULT_BASE",
@@ -163,6 +167,11 @@ class Located:
         text = pointer_text(self.pointer)
         return text if self.document == "" else self.document + text
 
+    def where_of(self, *tokens: str | int) -> str:
+        """The location of a keyword (or deeper) in this schema: errors point at what is wrong."""
+        text = pointer_text(self.pointer + tokens)
+        return text if self.document == "" else self.document + text
+
     def child(self, *tokens: str | int) -> Located:
         value = self.schema
         for token in tokens:
@@ -177,13 +186,15 @@ class Located:
 class Index:
     """Every resource, anchor and dynamic anchor of a document and of the extra documents it may refer to."""
 
-    __slots__ = ("anchors", "dynamic_anchors", "pending", "resources")
+    __slots__ = ("anchors", "dynamic_anchors", "nodes", "pending", "resources")
 
     def __init__(self) -> None:
         # Documents passed by URI, indexed only once something refers to them: an unused metaschema's
         # dynamic anchors must not join the dynamic scope.
         self.pending: dict[str, Any] = {}
         self.resources: dict[str, Located] = {}
+        # Every subschema of every indexed document, so each is checked even if nothing refers to it.
+        self.nodes: list[Located] = []
         self.anchors: dict[str, Located] = {}
         # resource URI -> anchor name -> schema: what $dynamicRef searches along the dynamic scope
         self.dynamic_anchors: dict[str, dict[str, Located]] = {}
@@ -199,25 +210,30 @@ class Index:
     def _walk(self, node: Located, depth: int) -> None:
         if depth > 256:
             raise SchemaError(f"schema nests deeper than 256 levels at '{node.where()}'; flatten it with $defs")
+        self.nodes.append(node)
         schema = node.schema
         if not isinstance(schema, dict):
             return
         identifier = schema.get("$id")
         if identifier is not None:
             if not isinstance(identifier, str):
-                raise SchemaError(f"'$id' at '{node.where()}' must be a string, got {identifier!r}")
+                raise SchemaError(f"'$id' at '{node.where_of('$id')}' must be a string, got {identifier!r}")
             fragment = resolve_uri(node.base, identifier).partition("#")[2]
             if fragment:
                 raise SchemaError(
-                    f"'$id' at '{node.where()}' must not have a fragment ({identifier!r}); use '$anchor' instead"
+                    f"'$id' at '{node.where_of('$id')}' must not have a fragment ({identifier!r}); "
+                    "use '$anchor' instead"
                 )
             self.resources.setdefault(node.base, node)
         for keyword in ("$anchor", "$dynamicAnchor"):
             name = schema.get(keyword)
             if name is None:
                 continue
-            if not isinstance(name, str) or not name or not (name[0].isalpha() or name[0] == "_"):
-                raise SchemaError(f"'{keyword}' at '{node.where()}' must be a plain name, got {name!r}")
+            if not isinstance(name, str) or _ANCHOR.fullmatch(name) is None:
+                raise SchemaError(
+                    f"'{keyword}' at '{node.where_of(keyword)}' must be a plain name (a letter or '_', then "
+                    f"letters, digits, '-', '_' or '.'), got {name!r}"
+                )
             self.anchors.setdefault(node.base + "#" + name, node)
             if keyword == "$dynamicAnchor":
                 self.dynamic_anchors.setdefault(node.base, {}).setdefault(name, node)
@@ -250,7 +266,7 @@ class Index:
             found = self.anchors.get(document_uri + "#" + fragment)
         if found is None:
             raise SchemaError(
-                f"'{keyword}' {reference!r} at '{origin.where()}' does not resolve to any schema in this "
+                f"'{keyword}' {reference!r} at '{origin.where_of(keyword)}' does not resolve to any schema in this "
                 f"document "
                 f"(resolved to {uri!r}); mcptools never fetches remote references: pass the document in "
                 "resources={uri: schema} or move it under '$defs'"
@@ -268,7 +284,7 @@ class Index:
                 node = node.child(int(token))
             else:
                 raise SchemaError(
-                    f"'$ref' {reference!r} at '{origin.where()}' points at '#{fragment}', which does not exist"
+                    f"'$ref' {reference!r} at '{origin.where_of('$ref')}' points at '#{fragment}', which does not exist"
                 )
         return node
 
@@ -279,7 +295,7 @@ def check_dialect(schema: Any, index: Index, resources: Mapping[str, Any]) -> fr
         return None
     dialect = schema["$schema"]
     if not isinstance(dialect, str):
-        raise SchemaError(f"'$schema' at '#' must be a URI string, got {dialect!r}")
+        raise SchemaError(f"'$schema' at '#/$schema' must be a URI string, got {dialect!r}")
     if dialect.rstrip("#") == DIALECT_2020_12:
         return None
     meta = resources.get(dialect) or resources.get(dialect.rstrip("#"))
@@ -289,11 +305,12 @@ def check_dialect(schema: Any, index: Index, resources: Mapping[str, Any]) -> fr
         for uri, required in vocabularies.items():
             if required is True and uri not in known:
                 raise SchemaError(
-                    f"'$schema' {dialect!r} at '#' requires the vocabulary {uri!r}, which mcptools does not know"
+                    f"'$schema' {dialect!r} at '#/$schema' requires the vocabulary {uri!r}, "
+                    "which mcptools does not know"
                 )
         return frozenset(uri for uri in vocabularies if uri in known)
     raise SchemaError(
-        f"'$schema' {dialect!r} at '#' is not supported: mcptools validates JSON Schema draft 2020-12 (the MCP "
+        f"'$schema' {dialect!r} at '#/$schema' is not supported: mcptools validates JSON Schema draft 2020-12 (the MCP "
         f"default dialect) and converts draft-07; convert the schema and set '$schema' to {DIALECT_2020_12!r}"
     )
 
