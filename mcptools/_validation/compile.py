@@ -13,6 +13,7 @@ from mcptools._errors import SchemaError
 
 from .codegen import Generator, NeedsDynamicScope
 from .collect import Collectors, finish
+from .cycles import refuse_reference_cycles
 from .draft7 import DRAFT_07, from_draft7
 from .errgen import ErrorGenerator, is_simple, link_dispatch
 from .keywords import SpecTable
@@ -77,8 +78,10 @@ def compile_schema(
     validation = vocabularies is None or VALIDATION_VOCABULARY in vocabularies
     specs = SpecTable(index, format_assertion=format_assertion, validation=validation)
     # Every subschema is checked, also the $defs nothing refers to: a broken schema is refused, never half-used.
-    for node in [node for node in index.nodes if node.document == ""]:
+    own = [node for node in index.nodes if node.document == ""]
+    for node in own:
         specs.spec(node)
+    refuse_reference_cycles(specs, own)
     try:
         return _build(original, root, specs, hints=hints, dynamic=False)
     except NeedsDynamicScope:

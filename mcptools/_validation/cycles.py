@@ -1,0 +1,82 @@
+"""Reference cycles that never reach a property or an item: refused before any code is generated.
+
+``{"$ref": "#"}`` or ``a -> b -> a`` through ``$ref`` / ``allOf`` / ``anyOf`` ... applies a schema to the same
+value forever: no instance can ever be validated against it. A recursive schema that descends (a tree whose
+``items`` refer back to the root) is fine, because every round consumes one level of the instance. Only the
+in-place applicators are edges here, so a cycle found is one that makes no progress.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcptools._errors import SchemaError
+
+from .keywords import Spec, SpecTable, node_key
+from .resolve import Located
+
+__all__ = ["refuse_reference_cycles"]
+
+
+def _in_place_edges(spec: Spec) -> list[tuple[Located, bool]]:
+    """(subschema applied to the same value, whether the edge is this schema's own ``$ref``)."""
+    edges: list[tuple[Located, bool]] = []
+    if spec.ref is not None and spec.dynamic_name is None:
+        edges.append((spec.ref, True))
+    for node in (*spec.all_of, *spec.any_of, *spec.one_of):
+        edges.append((node, False))
+    for single in (spec.not_, spec.if_, spec.then, spec.else_):
+        if single is not None:
+            edges.append((single, False))
+    edges.extend((node, False) for _, node in spec.dependent_schemas)
+    return edges
+
+
+def refuse_reference_cycles(specs: SpecTable, roots: list[Located]) -> None:
+    """Raise ``SchemaError`` naming the ``$ref`` of the first cycle of in-place applicators found."""
+    done: set[tuple[Any, ...]] = set()
+    for root in roots:
+        if node_key(root) not in done:
+            _search(specs, root, done)
+
+
+def _search(specs: SpecTable, root: Located, done: set[tuple[Any, ...]]) -> None:
+    """Iterative depth-first search from ``root``; a schema already searched (``done``) is not entered again."""
+    on_path: dict[tuple[Any, ...], int] = {}
+    # (node, its edges, next edge index); entered_by_ref[i] says whether frame i was reached by a $ref.
+    stack: list[tuple[Located, list[tuple[Located, bool]], int]] = []
+    entered_by_ref: list[bool] = []
+
+    def enter(node: Located, by_ref: bool) -> None:
+        on_path[node_key(node)] = len(stack)
+        stack.append((node, _in_place_edges(specs.spec(node)), 0))
+        entered_by_ref.append(by_ref)
+
+    enter(root, False)
+    while stack:
+        node, edges, position = stack[-1]
+        if position == len(edges):
+            stack.pop()
+            entered_by_ref.pop()
+            key = node_key(node)
+            del on_path[key]
+            done.add(key)
+            continue
+        stack[-1] = (node, edges, position + 1)
+        target, is_ref = edges[position]
+        key = node_key(target)
+        if key in done:
+            continue
+        if key in on_path:
+            start = on_path[key]
+            # The $ref that closes the loop is named; it is on the cycle (the edge just taken, or earlier).
+            frames = [frame[0] for frame in stack[start:]]
+            refs = [is_ref] + [entered_by_ref[i + 1] for i in range(start, len(stack) - 1)]
+            sources = [node, *frames[:-1]]
+            culprit = next((source for source, ref in zip(sources, refs, strict=True) if ref), node)
+            raise SchemaError(
+                f"'$ref' at '{culprit.where_of('$ref')}' refers back to itself without consuming any of the "
+                "instance (the loop never goes through 'properties' or 'items'), so no value could ever "
+                "be checked against it"
+            )
+        enter(target, is_ref)
