@@ -13,7 +13,8 @@ from mcptools._errors import SchemaError
 
 from .codegen import Generator, NeedsDynamicScope
 from .collect import Collectors, finish
-from .cycles import refuse_reference_cycles
+from .cycles import compares_whole_values, is_recursive, refuse_reference_cycles
+from .depth import depth_guarded, room_on_retry
 from .draft7 import DRAFT_07, from_draft7
 from .errgen import ErrorGenerator, is_simple, link_dispatch
 from .keywords import SpecTable
@@ -83,11 +84,20 @@ def compile_schema(
         specs.spec(node)
     refuse_reference_cycles(specs, own)
     try:
-        return _build(original, root, specs, hints=hints, dynamic=False)
-    except NeedsDynamicScope:
-        return _build(original, root, specs, hints=hints, dynamic=True)
+        try:
+            validator = _build(original, root, specs, hints=hints, dynamic=False)
+        except NeedsDynamicScope:
+            validator = _build(original, root, specs, hints=hints, dynamic=True)
+        recursive = is_recursive(specs, root)
+        compares = not recursive and compares_whole_values(specs, root)
     except RecursionError:
         raise SchemaError("the schema nests too deeply to compile; flatten it with $defs") from None
+    # A fixed limit (depth.MAX_DEPTH), not the caller's stack, decides when a value nests too deeply.
+    if recursive:
+        validator.is_valid, validator.errors = depth_guarded(validator.is_valid, validator.errors, TOO_DEEP)
+    elif compares:
+        validator.is_valid, validator.errors = room_on_retry(validator.is_valid, validator.errors, TOO_DEEP)
+    return validator
 
 
 def _build(schema: Any, root: Any, specs: SpecTable, *, hints: bool, dynamic: bool) -> Validator:

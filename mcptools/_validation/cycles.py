@@ -15,7 +15,7 @@ from mcptools._errors import SchemaError
 from .keywords import Spec, SpecTable, node_key
 from .resolve import Located
 
-__all__ = ["refuse_reference_cycles"]
+__all__ = ["compares_whole_values", "is_recursive", "refuse_reference_cycles"]
 
 
 def _in_place_edges(spec: Spec) -> list[tuple[Located, bool]]:
@@ -80,3 +80,71 @@ def _search(specs: SpecTable, root: Located, done: set[tuple[Any, ...]]) -> None
                 "be checked against it"
             )
         enter(target, is_ref)
+
+
+def _all_edges(specs: SpecTable, spec: Spec) -> list[Located]:
+    found = [node for node, _ in _in_place_edges(spec)]
+    found.extend(node for _, node in spec.properties)
+    found.extend(node for _, _, node in spec.pattern_properties)
+    found.extend(spec.prefix_items)
+    for single in (
+        spec.additional,
+        spec.property_names,
+        spec.items,
+        spec.contains,
+        spec.unevaluated_items,
+        spec.unevaluated_properties,
+    ):
+        if single is not None:
+            found.append(single)
+    if spec.dynamic_name is not None:
+        # Any schema with the anchor may be the target, depending on the dynamic scope.
+        for anchors in specs.index.dynamic_anchors.values():
+            target = anchors.get(spec.dynamic_name)
+            if target is not None:
+                found.append(target)
+        if spec.ref is not None:
+            found.append(spec.ref)
+    return found
+
+
+def is_recursive(specs: SpecTable, root: Located) -> bool:
+    """Whether checking ``root`` can reach ``root``'s own subschemas again: the instance then bounds the depth."""
+    done: set[tuple[Any, ...]] = set()
+    on_path: set[tuple[Any, ...]] = set()
+    stack: list[tuple[Located, list[Located], int]] = [(root, _all_edges(specs, specs.spec(root)), 0)]
+    on_path.add(node_key(root))
+    while stack:
+        node, edges, position = stack[-1]
+        if position == len(edges):
+            stack.pop()
+            on_path.discard(node_key(node))
+            done.add(node_key(node))
+            continue
+        stack[-1] = (node, edges, position + 1)
+        target = edges[position]
+        key = node_key(target)
+        if key in on_path:
+            return True
+        if key not in done:
+            on_path.add(key)
+            stack.append((target, _all_edges(specs, specs.spec(target)), 0))
+    return False
+
+
+def compares_whole_values(specs: SpecTable, root: Located) -> bool:
+    """Whether some reachable schema compares whole instance values (uniqueItems, a non-string enum / const)."""
+    seen: set[tuple[Any, ...]] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        key = node_key(node)
+        if key in seen:
+            continue
+        seen.add(key)
+        spec = specs.spec(node)
+        allowed = [*(spec.enum or []), *(spec.const or ())]
+        if spec.unique_items or any(type(value) is not str for value in allowed):
+            return True
+        stack.extend(_all_edges(specs, spec))
+    return False

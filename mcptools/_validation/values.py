@@ -25,14 +25,19 @@ class _Tag:
         return self.name
 
 
+_MAX_DEPTH = 256  # depth.MAX_DEPTH (not imported: this module is also used where that one is not)
 _BOOLEAN = _Tag("boolean")
 _ARRAY = _Tag("array")
 _OBJECT = _Tag("object")
 _NULL = _Tag("null")
 
 
-def json_key(value: Any) -> Any:
-    """A hashable key: two values get equal keys exactly when they are equal as JSON."""
+def json_key(value: Any, depth: int = 0) -> Any:
+    """A hashable key: two values get equal keys exactly when they are equal as JSON.
+
+    Deeper than ``depth.MAX_DEPTH`` levels it raises ``RecursionError`` itself, which the entry points report
+    as ``value nests too deeply to validate``: the same answer however deep the caller's stack already is.
+    """
     kind = type(value)
     if kind is str or kind is int or kind is float:
         return value
@@ -40,10 +45,12 @@ def json_key(value: Any) -> Any:
         return (_BOOLEAN, value)
     if value is None:
         return _NULL
-    if isinstance(value, dict):
-        return (_OBJECT, frozenset((key, json_key(item)) for key, item in value.items()))
-    if isinstance(value, (list, tuple)):
-        return (_ARRAY, tuple(json_key(item) for item in value))
+    if isinstance(value, (dict, list, tuple)):
+        if depth >= _MAX_DEPTH:
+            raise RecursionError("value nests too deeply")
+        if isinstance(value, dict):
+            return (_OBJECT, frozenset((key, json_key(item, depth + 1)) for key, item in value.items()))
+        return (_ARRAY, tuple(json_key(item, depth + 1) for item in value))
     if isinstance(value, str):
         return str(value)
     if isinstance(value, (int, float)):
