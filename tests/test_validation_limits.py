@@ -61,3 +61,20 @@ def test_deep_values_in_enum_and_unique_items_are_refused_at_the_same_limit() ->
 
 def test_a_non_recursive_schema_does_not_limit_what_it_never_looks_into() -> None:
     assert compile_schema({"type": "array"}).is_valid(nested(5000))
+
+
+@pytest.mark.parametrize("wrap", [lambda s: s, lambda s: {"allOf": [s, True]}], ids=["generated", "collector"])
+def test_errors_are_capped_with_a_count_of_the_rest(wrap: Any) -> None:
+    from mcptools._validation.compile import MAX_ERRORS
+
+    assert MAX_ERRORS == 100
+    checker = compile_schema(wrap({"type": "array", "items": {"type": "string"}}))
+    found = checker.errors(list(range(100_000)))
+    assert len(found) == 100
+    assert found[:2] == ["item '[0]' must be string", "item '[1]' must be string"]
+    assert found[98] == "item '[98]' must be string"
+    assert found[99] == "... and 99901 more errors"
+    exactly = checker.errors(list(range(100)))
+    assert len(exactly) == 100
+    assert exactly[-1] == "item '[99]' must be string"
+    assert checker.errors(list(range(101)))[-1] == "... and 2 more errors"

@@ -40,7 +40,7 @@ GENERATOR_LITERALS = {"property '", "item '", ".", "[", "]", "", '"', '[""]'}
 IDENTIFIER = re.compile(
     r"^(?:(?:t|n|ev|ok|r|hits|k|m|i|c|f|b|e|v|a|q|errors_of)\d+|(?:K|E|W|N|P|F|R|S|D|DT|DF|CHOICE|HINT|C)\d+"
     r"|x|p|out|dyn|ev|k|v|i|f|item|r|is_valid|errors"
-    r"|M|UNIQUE|MULTIPLE|PICK|SLOW|TOO_DEEP|SUBJ|MISSING|UNEXPECTED|NOT_ALLOWED|NOTHING"
+    r"|M|UNIQUE|MULTIPLE|PICK|SLOW|TOO_DEEP|MAX_ERRORS|CAP|SUBJ|MISSING|UNEXPECTED|NOT_ALLOWED|NOTHING"
     r"|type|isinstance|len|str|int|float|bool|dict|list|tuple|set|range|min|enumerate|sum|RecursionError)$"
 )
 

@@ -20,9 +20,24 @@ from .errgen import ErrorGenerator, is_simple, link_dispatch
 from .keywords import SpecTable
 from .resolve import DEFAULT_BASE, VALIDATION_VOCABULARY, Index, check_dialect
 
-__all__ = ["TOO_DEEP", "Validator", "compile_schema"]
+__all__ = ["MAX_ERRORS", "TOO_DEEP", "Validator", "cap_errors", "compile_schema"]
 
 TOO_DEEP = "value nests too deeply to validate"
+# errors() returns at most this many lines: the first MAX_ERRORS - 1 problems, then "... and N more errors".
+MAX_ERRORS = 100
+
+
+def cap_errors(found: list[str]) -> list[str]:
+    """At most ``MAX_ERRORS`` lines; a longer list keeps its first problems and counts the rest."""
+    if len(found) <= MAX_ERRORS:
+        return found
+    rest = len(found) - (MAX_ERRORS - 1)
+    return [*found[: MAX_ERRORS - 1], f"... and {rest} more errors"]
+
+
+def _capped(call: str) -> str:
+    # Inline length test: a short list (every contract example) costs one len(), no extra call.
+    return f"return r if len(r := {call}) <= MAX_ERRORS else CAP(r)"
 
 
 @final
@@ -105,12 +120,12 @@ def _build(schema: Any, root: Any, specs: SpecTable, *, hints: bool, dynamic: bo
     generator.write_entry("is_valid", root, "return False", "True", "False")
     if not dynamic and is_simple(specs, root):
         entry = ErrorGenerator(specs, generator, hints=hints).write_all(root)
-        generator.write_entry("errors", root, f"return {entry}(x)", "[]", "[TOO_DEEP]")
+        generator.write_entry("errors", root, _capped(f"{entry}(x)"), "[]", "[TOO_DEEP]")
         generator.write_pending()
         return _finish(schema, generator)
     collectors = Collectors(specs, generator, hints=hints)
     collect_root = collectors.collector(root)
-    generator.write_entry("errors", root, "return SLOW(x)", "[]", "[TOO_DEEP]")
+    generator.write_entry("errors", root, _capped("SLOW(x)"), "[]", "[TOO_DEEP]")
     generator.write_pending()
     namespace = generator.namespace
     root_scope = (root.base,) if dynamic else ()
@@ -131,6 +146,8 @@ def _finish(schema: Any, generator: Generator) -> Validator:
     source = _fill_empty_blocks(generator.lines)
     namespace = generator.namespace
     namespace["TOO_DEEP"] = TOO_DEEP
+    namespace["MAX_ERRORS"] = MAX_ERRORS
+    namespace["CAP"] = cap_errors
     exec(compile(source, "<mcptools compiled schema>", "exec"), namespace)
     for table in namespace.pop("_links", []):
         for entry in table.values():
