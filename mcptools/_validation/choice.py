@@ -31,7 +31,7 @@ T = TypeVar("T")
 _TYPE_OF: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v - v == 0,
     "boolean": lambda v: v is True or v is False,
     "null": lambda v: v is None,
     "object": lambda v: isinstance(v, dict),

@@ -35,7 +35,7 @@ Step = Callable[[Any, tuple[Any, ...], list[Record], tuple[str, ...]], bool]
 _TYPE_OF: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v - v == 0,
     "boolean": lambda v: v is True or v is False,
     "null": lambda v: v is None,
     "object": lambda v: isinstance(v, dict),
@@ -44,7 +44,7 @@ _TYPE_OF: dict[str, Callable[[Any], bool]] = {
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value - value == 0
 
 
 def _numeric_test(test: Callable[[Any, Any], bool], bound: Any) -> Callable[[Any], bool]:
