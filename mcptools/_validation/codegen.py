@@ -25,9 +25,9 @@ __all__ = ["Generator", "NeedsDynamicScope", "type_test", "value_key"]
 _TYPE_TESTS = {
     "string": "(type({0}) is str or isinstance({0}, str))",
     "integer": "(type({0}) is int or (isinstance({0}, int) and not isinstance({0}, bool)))",
-    # NaN and Infinity are not JSON numbers: x - x is 0 only for a finite float.
-    "number": "(type({0}) is int or (type({0}) is float and {0} - {0} == 0) or "
-    "(isinstance({0}, (int, float)) and not isinstance({0}, bool) and {0} - {0} == 0))",
+    # NaN and Infinity are not JSON numbers: x - x is 0 (falsy) only for a finite float.
+    "number": "(type({0}) is int or (type({0}) is float and not {0} - {0}) or "
+    "(isinstance({0}, (int, float)) and not isinstance({0}, bool) and not {0} - {0}))",
     "boolean": "({0} is True or {0} is False)",
     "null": "({0} is None)",
     "object": "(type({0}) is dict or isinstance({0}, dict))",
