@@ -7,12 +7,16 @@ for each missing required name (in ``required`` order), then for each argument i
 
 Deeper, the same voice with a path: ``<subject> <predicate>``, where the subject is ``value`` for the instance
 itself, ``property '<path>'`` below an object and ``item '<path>'`` below a top-level array; a path joins names
-with dots and indices with brackets (``where.street``, ``tags[2]``, ``[0].name``). Predicates: ``must be string or
-null``, ``must be >= 1``, ``must be at most 20 characters``, ``must match pattern '...'``, ``must match format
-'date-time'``, ``must have at least 1 item``, ``must not contain duplicate items``, ``must match exactly one of:
-A, B``, ``must not be string`` ... Fixed shapes: ``missing required property '<path>'``, ``missing property
+with dots and indices with brackets (``where.street``, ``tags[2]``, ``[0].name``), and an empty name is spelt
+``[""]`` (``where[""]``). Predicates: ``must be string or null``, ``must be null`` / ``must be 'on'`` (const, in
+JSON's words), ``must be >= 1``, ``must be at most 20 characters``, ``must match pattern '...'``, ``must match
+format 'date-time'``, ``must have at least 1 item``, ``must not contain duplicate items``, ``must contain at least
+1 item that is object and has property 'id'``, ``must not have property 'a'``, ``must be >= 5 or <= 1``, ``must
+match exactly one of: A, B`` ... (subschemas in words: see ``describe``; a failed union reports the branch the
+value was meant for: see ``choice``). Fixed shapes: ``missing required property '<path>'``, ``missing property
 '<path>' (required when '<path>' is present)``, ``unexpected property '<path>'`` / ``unexpected item '<path>'``
-(plus `` (did you mean '<name>'?)`` only with ``hints=True``), ``value nests too deeply to validate``.
+(plus `` (did you mean '<name>'?)`` only with ``hints=True``), ``value nests too deeply to validate`` (more than
+256 levels under a recursive schema), and a last ``... and N more errors`` when there are over 100 lines.
 
 At most one error per location (the instance, or a property or item at any depth): a wrong type, enum or const
 ends that location; otherwise its first failing keyword is reported, then its children.
