@@ -34,7 +34,8 @@ def is_json_type(value: object, type_name: str) -> bool:
     if type_name == "integer":
         return isinstance(value, int) and cls is not bool
     if type_name == "number":
-        return (isinstance(value, (int, float))) and cls is not bool
+        # NaN and Infinity are not JSON numbers (JSON cannot even spell them).
+        return cls is not bool and (isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)))
     if type_name == "boolean":
         return cls is bool
     if type_name == "object":

@@ -93,3 +93,9 @@ def test_missing_required_in_required_order_then_arguments_in_their_order() -> N
         "unexpected property 'z'",
         "property 'b' must be string",
     ]
+
+
+def test_nan_and_infinity_are_not_json_numbers() -> None:
+    for value in (float("nan"), float("inf"), float("-inf")):
+        assert not is_json_type(value, "number")
+        assert validate({"x": value}, schema_of({"type": "number"})) == ["property 'x' must be number"]
