@@ -159,6 +159,16 @@ def test_the_state_cache_is_bounded_and_answers_stay_right() -> None:
         assert (matcher.search(text) is not None) == (re.search(source, text) is not None)
 
 
+def test_the_cache_stays_bounded_on_many_distinct_characters() -> None:
+    matcher = compile_pattern("(a|b)*c$", "#")
+    assert isinstance(matcher, NFAMatcher)
+    text = "".join(chr(code) for code in range(0x10000, 0x10000 + 60_000))
+    assert matcher.search(text) is None
+    assert 0 < matcher._steps <= 50_000
+    assert matcher.search(text + "ac")
+    assert matcher.search(text + "a") is None
+
+
 # -- differential: the NFA and re agree on random patterns over a small grammar ---------------------------
 
 _ATOMS = st.sampled_from(["a", "b", ".", "[ab]", "[^a]", "\\w", "\\W", "\\s", "\\d", "!", "[a-b!]", "\\b", "\\B"])

@@ -39,6 +39,8 @@ __all__ = [
 MAX_STATES: Final = 10_000
 # A DFA state cache bigger than this is dropped and rebuilt, so memory stays bounded on hostile input.
 _MAX_CACHED_SETS: Final = 2_000
+# Transitions are keyed by character, so a text of many distinct characters grows them; same bound, same cure.
+_MAX_CACHED_STEPS: Final = 50_000
 _MAX_CODE_POINT: Final = sys.maxunicode
 # Flags that change what a pattern matches; the NFA implements none of them.
 _MATCH_FLAGS: Final = (
@@ -265,7 +267,18 @@ class _DState:
 class NFAMatcher:
     """A compiled pattern whose ``search`` answers like ``re.Pattern.search(text) is not None``, in linear time."""
 
-    __slots__ = ("_anchored", "_args", "_initial", "_interned", "_kinds", "_needs_next", "_outs", "_start", "pattern")
+    __slots__ = (
+        "_anchored",
+        "_args",
+        "_initial",
+        "_interned",
+        "_kinds",
+        "_needs_next",
+        "_outs",
+        "_start",
+        "_steps",
+        "pattern",
+    )
 
     def __init__(self, pattern: str, builder: _Builder, start: int) -> None:
         self.pattern = pattern
@@ -277,6 +290,7 @@ class NFAMatcher:
         self._anchored = self._only_at_start()
         self._interned: dict[tuple[int, ...], _DState] = {}
         self._initial: dict[object, _DState] = {}
+        self._steps = 0
 
     def _only_at_start(self) -> bool:
         """Whether every path from the start crosses ``^`` before anything else, so restarts are pointless."""
@@ -313,12 +327,21 @@ class NFAMatcher:
             following = current.next.get(step)
             if following is None:
                 following = current.next[step] = self._advance(current, ch, after)
+                self._steps += 1
+                if self._steps > _MAX_CACHED_STEPS:
+                    self._forget()
             current = following
             if current.matches:
                 return True
             if current.dead:
                 return None
         return None
+
+    def _forget(self) -> None:
+        """Drop the cache (a search in progress keeps the states it holds; later ones start afresh)."""
+        self._interned = {}
+        self._initial = {}
+        self._steps = 0
 
     def _advance(self, current: _DState, ch: str, after: str | None) -> _DState:
         kinds, args, outs = self._kinds, self._args, self._outs
@@ -349,8 +372,7 @@ class NFAMatcher:
         found = self._interned.get(states)
         if found is None:
             if len(self._interned) >= _MAX_CACHED_SETS:
-                self._interned = {}
-                self._initial = {}
+                self._forget()
             matches = any(kinds[state] == _MATCH for state in states)
             found = self._interned[states] = _DState(states, matches, not states and self._anchored)
         return found
