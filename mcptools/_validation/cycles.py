@@ -12,7 +12,7 @@ from typing import Any
 
 from mcptools._errors import SchemaError
 
-from .keywords import Spec, SpecTable, node_key
+from .keywords import Spec, SpecTable, any_reachable, node_key
 from .resolve import Located
 
 __all__ = ["compares_whole_values", "is_recursive", "refuse_reference_cycles"]
@@ -134,17 +134,9 @@ def is_recursive(specs: SpecTable, root: Located) -> bool:
 
 def compares_whole_values(specs: SpecTable, root: Located) -> bool:
     """Whether some reachable schema compares whole instance values (uniqueItems, a non-string enum / const)."""
-    seen: set[tuple[Any, ...]] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        key = node_key(node)
-        if key in seen:
-            continue
-        seen.add(key)
-        spec = specs.spec(node)
+
+    def compares(spec: Spec) -> bool:
         allowed = [*(spec.enum or []), *(spec.const or ())]
-        if spec.unique_items or any(type(value) is not str for value in allowed):
-            return True
-        stack.extend(_all_edges(specs, spec))
-    return False
+        return bool(spec.unique_items) or any(type(value) is not str for value in allowed)
+
+    return any_reachable(specs, root, lambda spec: _all_edges(specs, spec), compares)

@@ -18,7 +18,7 @@ from typing import Any, final
 from .choice import BranchChooser, Missing, TypeMismatch, WrongTag
 from .codegen import Generator, type_test, value_key
 from .describe import any_of_phrase, contains_phrase, json_text, negation_phrase, one_of_phrase
-from .keywords import Spec, SpecTable, node_key
+from .keywords import Spec, SpecTable, any_reachable, node_key
 from .messages import closest_name, count_phrase, type_phrase
 from .resolve import Located
 
@@ -121,19 +121,7 @@ def _has_own_checks(spec: Spec) -> bool:
 
 def is_simple(specs: SpecTable, root: Located) -> bool:
     """Whether every schema object ``root`` reaches suits the generated errors path."""
-    seen: set[tuple[Any, ...]] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        key = node_key(node)
-        if key in seen:
-            continue
-        seen.add(key)
-        spec = specs.spec(node)
-        if not _simple(spec):
-            return False
-        stack.extend(_reached(spec))
-    return True
+    return not any_reachable(specs, root, _reached, lambda spec: not _simple(spec))
 
 
 # In this path a location is its rendered text ("customer.address", "items[0]", "" for the instance itself),

@@ -7,6 +7,7 @@ a keyword value is checked in exactly one place and the two paths cannot disagre
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, final
 
 from mcptools._errors import SchemaError
@@ -16,7 +17,7 @@ from .formats import FORMAT_CHECKS
 from .regex import PatternMatcher, compile_pattern
 from .resolve import VALIDATION_KEYWORDS, Index, Located
 
-__all__ = ["Spec", "SpecTable", "is_json_value", "node_key"]
+__all__ = ["Spec", "SpecTable", "any_reachable", "is_json_value", "node_key"]
 
 
 def _names(names: Any) -> bool:
@@ -351,3 +352,23 @@ class SpecTable:
                         f"'$dynamicRef' beside '$ref' at '{node.where_of('$dynamicRef')}' is not supported; "
                         "wrap one in 'allOf'"
                     )
+
+
+def any_reachable(
+    specs: SpecTable, root: Located, edges: Callable[[Spec], list[Located]], test: Callable[[Spec], bool]
+) -> bool:
+    """Whether ``test`` holds for some schema object reachable from ``root`` along ``edges`` (each visited once,
+    so recursive schemas end)."""
+    seen: set[tuple[Any, ...]] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        key = node_key(node)
+        if key in seen:
+            continue
+        seen.add(key)
+        spec = specs.spec(node)
+        if test(spec):
+            return True
+        stack.extend(edges(spec))
+    return False
