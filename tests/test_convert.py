@@ -2,38 +2,17 @@
 """Converters: validated JSON -> annotated Python values, compiled once per tool; and the way back for output."""
 
 import dataclasses
-import enum
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, NamedTuple, Optional, TypedDict
+from typing import Annotated, Any, Literal, Optional, TypedDict
 
 import pytest
+from derive_support import Color, Level, Pair, Point
 from typing_extensions import NotRequired
 
 from mcptools._convert import build_converter, build_serializer
 from mcptools._schema import Param, derive_tool
 from mcptools._schema.hints import HintReader
 from mcptools._schema.model import to_json
-
-
-class Color(enum.Enum):
-    RED = "red"
-    GREEN = "green"
-
-
-class Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
-
-
-@dataclasses.dataclass(frozen=True)
-class Point:
-    x: int
-    y: int = 0
-
-
-class Pair(NamedTuple):
-    left: int
-    right: Color
 
 
 class Task(TypedDict):

@@ -6,10 +6,10 @@ The round-trip property ties the three pieces together: any Python value of an a
 """
 
 import dataclasses
-import enum
-from typing import Annotated, Any, Literal, NamedTuple, Optional, TypedDict
+from typing import Annotated, Any, Literal, Optional, TypedDict
 
 import pytest
+from derive_support import Color, Level, Pair, Point
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typing_extensions import NotRequired
@@ -20,27 +20,6 @@ from mcptools._schema.emit import SchemaEmitter
 from mcptools._schema.hints import HintReader
 from mcptools._schema.model import to_json
 from mcptools._validation import compile_schema
-
-
-class Color(enum.Enum):
-    RED = "red"
-    GREEN = "green"
-
-
-class Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
-
-
-@dataclasses.dataclass(frozen=True)
-class Point:
-    x: int
-    y: int = 0
-
-
-class Pair(NamedTuple):
-    left: int
-    right: Color
 
 
 class Task(TypedDict):
