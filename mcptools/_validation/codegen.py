@@ -321,6 +321,21 @@ class Generator:
         else:
             self.emit(node, var, fail, None, indent, loops)
 
+    def _open_container(
+        self, kind: str, var: str, known: str | None, indent: int, fewest: Any, most: Any, fail: str
+    ) -> int:
+        """Guard the checks of an object or array by its type (unless already known) and emit its size bounds;
+        returns the indent the container's other checks go at."""
+        if known != kind:
+            self.lines.append(f"{'    ' * indent}if {type_test(kind, var)}:")
+            indent += 1
+        pad = "    " * indent
+        if fewest is not None:
+            self.lines.append(f"{pad}if len({var}) < {self.constant(fewest, 'N')}: {fail}")
+        if most is not None:
+            self.lines.append(f"{pad}if len({var}) > {self.constant(most, 'N')}: {fail}")
+        return indent
+
     def _emit_object(
         self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int, known: str | None
     ) -> None:
@@ -338,15 +353,9 @@ class Generator:
         if not has_keywords:
             return
         out = self.lines
-        if known != "object":
-            out.append(f"{'    ' * indent}if {_is_object(var)}:")
-            indent += 1
+        indent = self._open_container("object", var, known, indent, spec.min_properties, spec.max_properties, fail)
         pad = "    " * indent
         base = spec.node.base
-        if spec.min_properties is not None:
-            out.append(f"{pad}if len({var}) < {self.constant(spec.min_properties, 'N')}: {fail}")
-        if spec.max_properties is not None:
-            out.append(f"{pad}if len({var}) > {self.constant(spec.max_properties, 'N')}: {fail}")
         declared = {name for name, _ in spec.properties}
         loose = [self.constant(name, "K") for name in spec.required if name not in declared]
         if loose:
@@ -477,15 +486,9 @@ class Generator:
         if not has_keywords:
             return
         out = self.lines
-        if known != "array":
-            out.append(f"{'    ' * indent}if {type_test('array', var)}:")
-            indent += 1
+        indent = self._open_container("array", var, known, indent, spec.min_items, spec.max_items, fail)
         pad = "    " * indent
         base = spec.node.base
-        if spec.min_items is not None:
-            out.append(f"{pad}if len({var}) < {self.constant(spec.min_items, 'N')}: {fail}")
-        if spec.max_items is not None:
-            out.append(f"{pad}if len({var}) > {self.constant(spec.max_items, 'N')}: {fail}")
         if spec.unique_items:
             out.append(f"{pad}if not UNIQUE({var}): {fail}")
         for position, child in enumerate(spec.prefix_items):
