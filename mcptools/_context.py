@@ -23,6 +23,7 @@ from typing_extensions import NotRequired, TypedDict
 from ._protocol.errors import InputRequired, ProtocolError
 from ._protocol.revisions import LOG_LEVELS, MISSING_CLIENT_CAPABILITY, level_allows
 from ._protocol.session import Send, Session
+from .auth import Principal, current_principal
 
 __all__ = ["Context", "ElicitResult", "InputRequest", "LogLevel"]
 
@@ -111,6 +112,12 @@ class Context:
         self._progress_high: float | None = high if type(high) in (int, float) else None
         self._logs_to_skip: int = skip if type(skip) is int else 0
         self._logs_sent = 0
+
+    @property
+    def principal(self) -> Principal | None:
+        """Who is calling: the verified token's principal when the HTTP server checks tokens
+        (``mcptools.auth``), else ``None`` (stdio, or HTTP without authorization)."""
+        return current_principal()
 
     # -- cancellation -----------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, Protocol, TypeVar, final, overload
 
@@ -77,6 +77,22 @@ class _ToolOptions:
 def _describe(fn: Callable[..., Any]) -> str:
     module = getattr(fn, "__module__", None) or "?"
     return f"{module}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def _check_scopes(fn: Callable[..., Any], scopes: Sequence[str] | None) -> tuple[str, ...]:
+    if scopes is None:
+        return ()
+    where = f"function {_describe(fn)}"
+    if isinstance(scopes, str):
+        raise ToolDefinitionError(f"{where}: scopes must be a list of scope names, e.g. scopes=[{scopes!r}]")
+    for scope in scopes:
+        # A scope travels in WWW-Authenticate's quoted scope="a b": no space, quote or backslash fits there.
+        if type(scope) is not str or not scope or not all(0x21 <= ord(c) <= 0x7E and c not in '"\\' for c in scope):
+            raise ToolDefinitionError(
+                f"{where}: scope {scope!r} is not an OAuth scope token; use printable ASCII without spaces, "
+                f"quotes or backslashes (e.g. scopes=['weather:read'])"
+            )
+    return tuple(dict.fromkeys(scopes))
 
 
 def _check_options(fn: Callable[..., Any], options: _ToolOptions) -> None:
@@ -187,6 +203,7 @@ class Tool:
         "listing",
         "name",
         "output_schema",
+        "scopes",
         "serialize_output",
         "title",
         "validator",
@@ -213,6 +230,8 @@ class Tool:
             raise ToolDefinitionError(f"{where}: input_schema is not a valid JSON Schema: {exc}") from None
         self.is_async = inspect.iscoroutinefunction(fn)
         self.listing = self._listing()
+        # OAuth scopes a caller must hold to see and call this tool over HTTP with authorization (mcptools.auth).
+        self.scopes: tuple[str, ...] = ()
 
     def _listing(self) -> dict[str, Any]:
         # Fields with no value are left out rather than sent as null.
@@ -288,6 +307,7 @@ class ToolRegistry:
         description: str | None = None,
         input_schema: Mapping[str, Any] | None = None,
         annotations: ToolAnnotations | None = None,
+        scopes: Sequence[str] | None = None,
     ) -> ToolDecorator: ...
     def tool(
         self,
@@ -299,6 +319,7 @@ class ToolRegistry:
         description: str | None = None,
         input_schema: Mapping[str, Any] | None = None,
         annotations: ToolAnnotations | None = None,
+        scopes: Sequence[str] | None = None,
     ) -> Any:
         """Register a function as a tool; usable bare (``@registry.tool``) or with options."""
 
@@ -311,6 +332,7 @@ class ToolRegistry:
                 description=description,
                 input_schema=input_schema,
                 annotations=annotations,
+                scopes=scopes,
             )
             return function
 
@@ -325,6 +347,7 @@ class ToolRegistry:
         description: str | None = None,
         input_schema: Mapping[str, Any] | None = None,
         annotations: ToolAnnotations | None = None,
+        scopes: Sequence[str] | None = None,
     ) -> Tool:
         """Register ``fn``: the options given here win over those of its ``@tool`` mark, if any."""
         marked = getattr(fn, _MARK, None)
@@ -336,7 +359,10 @@ class ToolRegistry:
             input_schema if input_schema is not None else base.input_schema,
             annotations if annotations is not None else base.annotations,
         )
-        return self._register(fn, options)
+        checked = _check_scopes(fn, scopes)
+        entry = self._register(fn, options)
+        entry.scopes = checked
+        return entry
 
     def _register(self, fn: Callable[..., Any], options: _ToolOptions) -> Tool:
         name = options.name if options.name is not None else getattr(fn, "__name__", None)

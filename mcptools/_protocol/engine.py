@@ -26,6 +26,7 @@ from .._jsonrpc import (
     error_response,
     result_response,
 )
+from ..auth import auth_enforced, visible
 from .errors import InputRequired, ProtocolError
 from .request_rules import (
     INVALID_REQUEST_TEXT,
@@ -372,6 +373,9 @@ class Engine:
 
     def _tools_list(self, call: _Call, params: dict[str, Any]) -> dict[str, Any]:
         listing = self.registry.list_tools()
+        if auth_enforced():
+            # A tool whose scopes the caller lacks is not shown to it (and refused if called anyway).
+            listing = [entry for entry in listing if visible(self.registry.get(entry["name"]))]
         offset = 0
         cursor = params.get("cursor")
         if cursor is not None:
@@ -428,7 +432,7 @@ class Engine:
         if type(name) is not str:
             raise ProtocolError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
         tool = self.registry.get(name)
-        if tool is None:
+        if tool is None or not visible(tool):
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
         arguments = params.get("arguments")
         if arguments is None:

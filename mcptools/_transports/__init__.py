@@ -14,11 +14,11 @@ import argparse
 import logging
 import os
 import secrets
-import socket
 import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from .asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
+from .asgi_server import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_KEEP_ALIVE
 from .http_rules import HostRules
 from .memory import MemoryClient
 from .stdio import claim_stdout, serve_stdio, serve_stdio_async
@@ -44,6 +44,8 @@ logger = logging.getLogger("mcptools")
 _TARGET_ENV: Final = "MCPTOOLS_SERVE_TARGET"
 _HOSTS_ENV: Final = "MCPTOOLS_ALLOWED_HOSTS"
 _STATELESS_ENV: Final = "MCPTOOLS_STATELESS_ONLY"
+# The NAME given to --bearer-token-env (the token itself stays where the user put it).
+_TOKEN_ENV: Final = "MCPTOOLS_BEARER_TOKEN_ENV"
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,6 +63,40 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="a Host/Origin name to accept besides localhost (repeatable; '*' turns the check off)",
     )
     parser.add_argument("--stateless", action="store_true", help="refuse 2025 sessions (implied by --workers > 1)")
+    # Deployment options of --http (see the README's "Deploying over HTTP"); the timeouts are in seconds.
+    parser.add_argument(
+        "--bearer-token-env",
+        metavar="NAME",
+        default=None,
+        help="require 'Authorization: Bearer <token>' equal to the value of environment variable NAME",
+    )
+    parser.add_argument(
+        "--timeout-headers",
+        type=float,
+        default=DEFAULT_HEADER_TIMEOUT,
+        metavar="S",
+        help=f"408 and close when a request's headers take longer (default {DEFAULT_HEADER_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--timeout-body",
+        type=float,
+        default=DEFAULT_BODY_TIMEOUT,
+        metavar="S",
+        help=f"408 and close when a request's body takes longer (default {DEFAULT_BODY_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--timeout-keep-alive",
+        type=int,
+        default=DEFAULT_KEEP_ALIVE,
+        metavar="S",
+        help=f"close a kept-alive connection idle this long (default {DEFAULT_KEEP_ALIVE})",
+    )
+    parser.add_argument(
+        "--stack",
+        choices=("auto", "standard", "fast"),
+        default="auto",
+        help="HTTP stack: standard (h11, asyncio), fast (httptools, uvloop: extra http-fast), auto (fast if installed)",
+    )
 
 
 # Binding to every interface names no host a client would use, so it adds nothing to the allow-list.
@@ -82,11 +118,19 @@ def app_from_environment() -> StreamableHTTPApp:
 
     target = os.environ[_TARGET_ENV]
     hosts = [h for h in os.environ.get(_HOSTS_ENV, "").split(",") if h]
+    token_env = os.environ.get(_TOKEN_ENV)
     return create_app(
         load_registry(target),
         allowed_hosts=hosts or None,
         stateless_only=os.environ.get(_STATELESS_ENV) == "1",
+        auth=_static_auth(os.environ.get(token_env, "")) if token_env else None,
     )
+
+
+def _static_auth(token: str) -> Any:
+    from ..auth import AuthSettings, StaticTokenVerifier
+
+    return AuthSettings(StaticTokenVerifier(token))
 
 
 def _serve_http(registry: ToolRegistry, args: argparse.Namespace) -> int:
@@ -102,10 +146,28 @@ def _serve_http(registry: ToolRegistry, args: argparse.Namespace) -> int:
         sys.stderr.write(f"mcptools: --allow-host: {exc}\n")
         return 2
     stateless = args.stateless or args.workers > 1
+    auth = None
+    if args.bearer_token_env is not None:
+        token = os.environ.get(args.bearer_token_env, "")
+        if not token:
+            sys.stderr.write(f"mcptools: --bearer-token-env: environment variable {args.bearer_token_env} is empty\n")
+            return 2
+        auth = _static_auth(token)
+        os.environ[_TOKEN_ENV] = args.bearer_token_env
+    from .asgi_server import configure, listen, protocol_path, stack_options
+
+    configure(args.timeout_headers, args.timeout_body)
+    loop, kind = stack_options(args.stack)
+    server_options: dict[str, Any] = {
+        "loop": loop,
+        "http": protocol_path(kind),
+        "timeout_keep_alive": args.timeout_keep_alive,
+        "log_level": "warning",
+    }
     url = f"http://{args.host}:{args.port}/mcp"
     # Bind before announcing anything: "serving on ..." followed by uvicorn's bind error misleads.
     try:
-        listener = _listen(args.host, args.port)
+        listener = listen(args.host, args.port)
     except OSError as exc:
         sys.stderr.write(f"mcptools: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}\n")
         return 1
@@ -124,27 +186,13 @@ def _serve_http(registry: ToolRegistry, args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             workers=args.workers,
-            log_level="warning",
+            **server_options,
         )
         return 0
-    app = create_app(registry, allowed_hosts=hosts, stateless_only=stateless)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
+    app = create_app(registry, allowed_hosts=hosts, stateless_only=stateless, auth=auth)
+    config = uvicorn.Config(app, host=args.host, port=args.port, lifespan="on", **server_options)
     uvicorn.Server(config).run(sockets=[listener])
     return 0
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` the way uvicorn binds one (address reuse, IPv6 for a colon)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((host.strip("[]"), port))
-    except OSError:
-        listener.close()
-        raise
-    listener.set_inheritable(True)
-    return listener
 
 
 def serve_main(argv: list[str]) -> int:

@@ -25,7 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final, final
 
@@ -40,7 +42,8 @@ from .._protocol.revisions import (
     supported_versions,
 )
 from .._protocol.session import ClientRequestError, Send, Session
-from .._protocol.wire import ParseFailure, decode_message
+from .._protocol.wire import ParseFailure, decode_message, encode_message
+from ..auth import WELL_KNOWN, AuthSettings, bind_principal, challenge, missing_scopes
 from .asgi_io import (
     SSE_HEADERS,
     Answer,
@@ -72,21 +75,33 @@ __all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
 logger = logging.getLogger("mcptools.http")
 
 _DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
+# How many least-recently-used sessions a full table looks at for one without a request in flight before it
+# refuses: bounded, so admission stays O(1) however many sessions are busy.
+_EVICTION_SCAN: Final = 64
 _NAMED_METHODS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
 class _Reject(Exception):
-    def __init__(self, status: int, code: int, message: str, request_id: Any = None, data: Any = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: int,
+        message: str,
+        request_id: Any = None,
+        data: Any = None,
+        headers: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.body = error_response(request_id, code, message, data)
+        self.headers = headers or []
 
 
 @final
 class _HTTPSession:
     """A 2025 session as HTTP keeps it: the protocol session plus its resumable streams."""
 
-    __slots__ = ("closed", "last_seen", "session", "standalone", "streams")
+    __slots__ = ("closed", "in_flight", "last_seen", "session", "standalone", "streams")
 
     def __init__(self) -> None:
         self.session = Session()
@@ -94,6 +109,16 @@ class _HTTPSession:
         self.standalone = False
         self.last_seen = time.monotonic()
         self.closed = asyncio.Event()
+        # Requests of this session being answered now: a session with one is never evicted.
+        self.in_flight = 0
+
+    @property
+    def busy(self) -> bool:
+        return self.in_flight > 0 or self.standalone
+
+    def close(self) -> None:
+        self.session.close()
+        self.closed.set()
 
 
 @final
@@ -103,6 +128,7 @@ class StreamableHTTPApp:
     __slots__ = (
         "_header_params",
         "_sessions",
+        "auth",
         "engine",
         "host_rules",
         "max_body_bytes",
@@ -126,6 +152,7 @@ class StreamableHTTPApp:
         max_sessions: int = 10_000,
         session_idle_seconds: float = 3600.0,
         engine: Engine | None = None,
+        auth: AuthSettings | None = None,
     ) -> None:
         self.engine = engine if engine is not None else engine_for(registry)
         self.path = path
@@ -137,7 +164,9 @@ class StreamableHTTPApp:
         self.retry_ms = retry_ms
         self.max_sessions = max_sessions
         self.session_idle_seconds = session_idle_seconds
-        self._sessions: dict[str, _HTTPSession] = {}
+        # Least recently used first: admission and expiry look only at the front (see _new_session).
+        self._sessions: OrderedDict[str, _HTTPSession] = OrderedDict()
+        self.auth = auth
         self._header_params: dict[str, tuple[object, dict[str, str]]] = {}
 
     # -- ASGI entry ------------------------------------------------------------------------------------
@@ -150,12 +179,19 @@ class StreamableHTTPApp:
             return
         headers = Headers(scope.get("headers") or [])
         try:
-            if scope.get("path") != self.path:
+            path = self._local_path(scope)
+            method = scope.get("method", "GET")
+            if path != self.path and not (path in ("", "/") and scope.get("root_path")):
+                if self.auth is not None and (path == WELL_KNOWN or path.startswith(WELL_KNOWN + "/")):
+                    self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
+                    await self._metadata(scope, headers, method, send)
+                    return
                 raise _Reject(404, INVALID_REQUEST, f"Not Found: the MCP endpoint is {self.path}")
             self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
-            method = scope.get("method", "GET")
+            if self.auth is not None:
+                await self._authorize(scope, headers)
             if method == "POST":
-                await self._post(headers, receive, send)
+                await self._post(scope, headers, receive, send)
             elif method == "GET":
                 await self._get(headers, receive, send)
             elif method == "DELETE":
@@ -164,7 +200,83 @@ class StreamableHTTPApp:
                 raise _Reject(405, INVALID_REQUEST, f"Method Not Allowed: {method}")
         except _Reject as reject:
             extra = [(b"allow", b"GET, POST, DELETE")] if reject.status == 405 else []
-            await send_json(send, reject.status, reject.body, extra)
+            await send_json(send, reject.status, reject.body, extra + reject.headers)
+
+    @staticmethod
+    def _local_path(scope: Scope) -> str:
+        """The request's path below the mount point. ASGI servers and Starlette >= 0.33 keep the full path in
+        ``path`` with the prefix in ``root_path``; older routers strip it: both are handled."""
+        path: str = scope.get("path") or "/"
+        root: str = scope.get("root_path") or ""
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        return path
+
+    # -- authorization -----------------------------------------------------------------------------------
+
+    def _resource(self, scope: Scope, headers: Headers, endpoint: str) -> str:
+        """This endpoint's URL as clients name it (the token audience): configured, else built from the
+        request (``endpoint``: the endpoint's path below the mount point, "" for the mount point itself)."""
+        assert self.auth is not None
+        if self.auth.resource is not None:
+            return self.auth.resource
+        scheme = "https" if scope.get("scheme") == "https" else "http"
+        host = headers.get("host") or "localhost"
+        root = (scope.get("root_path") or "").rstrip("/")
+        return f"{scheme}://{host}{root}{endpoint}"
+
+    def _endpoint(self, scope: Scope) -> str:
+        path = self._local_path(scope)
+        return "" if path in ("", "/") else path
+
+    async def _metadata(self, scope: Scope, headers: Headers, method: str, send: ASGISend) -> None:
+        assert self.auth is not None
+        if method not in ("GET", "HEAD"):
+            raise _Reject(405, INVALID_REQUEST, f"Method Not Allowed: {method}")
+        registry = self.engine.registry
+        tool_scopes = [
+            name for entry in registry.list_tools() for name in getattr(registry.get(entry["name"]), "scopes", ())
+        ]
+        suffix = self._local_path(scope)[len(WELL_KNOWN) :]
+        document = self.auth.metadata(self._resource(scope, headers, suffix or self.path), tool_scopes)
+        await send_json(send, 200, document, [(b"access-control-allow-origin", b"*")])
+
+    async def _authorize(self, scope: Scope, headers: Headers) -> None:
+        """401 without a valid bearer token, 403 without the scopes every request needs; otherwise the
+        principal is bound to this request for the engine, ``Context.principal`` and tool scopes."""
+        assert self.auth is not None
+        principal = await self.auth.authenticate(headers.get("authorization"))
+        required = self.auth.required_scopes
+        if principal is None:
+            resource = self._resource(scope, headers, self._endpoint(scope))
+            error = None if headers.get("authorization") is None else "invalid_token"
+            raise _Reject(
+                401,
+                INVALID_REQUEST,
+                "Unauthorized: a valid bearer token is required",
+                headers=[(b"www-authenticate", challenge(resource, error=error, scopes=required))],
+            )
+        if not principal.has_scopes(required):
+            self._insufficient(scope, headers, required, None)
+        bind_principal(principal)
+
+    def _insufficient(self, scope: Scope, headers: Headers, needed: Iterable[str], request_id: Any) -> None:
+        assert self.auth is not None
+        wanted = list(dict.fromkeys([*self.auth.required_scopes, *needed]))
+        raise _Reject(
+            403,
+            INVALID_REQUEST,
+            f"Forbidden: insufficient scope (needs {' '.join(wanted)})",
+            request_id,
+            headers=[
+                (
+                    b"www-authenticate",
+                    challenge(
+                        self._resource(scope, headers, self._endpoint(scope)), error="insufficient_scope", scopes=wanted
+                    ),
+                )
+            ],
+        )
 
     async def _lifespan(self, receive: Receive, send: ASGISend) -> None:
         while True:
@@ -172,12 +284,16 @@ class StreamableHTTPApp:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                for entry in self._sessions.values():
-                    entry.session.close()
-                    entry.closed.set()
-                self._sessions.clear()
+                self.close_sessions()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    def close_sessions(self) -> None:
+        """End every open session (their streams close). Called on lifespan shutdown; an app mounted where
+        lifespan events do not reach it needs no call: idle sessions expire on their own as new ones open."""
+        for entry in self._sessions.values():
+            entry.close()
+        self._sessions.clear()
 
     # -- guards ----------------------------------------------------------------------------------------
 
@@ -209,28 +325,50 @@ class StreamableHTTPApp:
         session_id = headers.get("mcp-session-id")
         if session_id is None:
             return None
-        entry = self._sessions.get(session_id.strip())
+        key = session_id.strip()
+        entry = self._sessions.get(key)
         if entry is None:
             raise _Reject(404, -32001, "Not Found: unknown or terminated session", request_id)
         entry.last_seen = time.monotonic()
+        self._sessions.move_to_end(key)
         return entry
 
-    def _new_session(self) -> _HTTPSession:
+    def _new_session(self, request_id: Any) -> _HTTPSession:
+        """Admit a session in O(1) amortised: expired ones are dropped from the least-recently-used end (each
+        session is dropped once, so the work is paid for by its own admission); a full table evicts the least
+        recently used session with no request in flight (its client gets 404 and, as the spec says, opens a
+        new one); only a table whose oldest sessions are all busy refuses, with 503."""
+        sessions = self._sessions
         now = time.monotonic()
-        for session_id, entry in list(self._sessions.items()):
-            if now - entry.last_seen > self.session_idle_seconds:
-                entry.session.close()
-                entry.closed.set()
-                del self._sessions[session_id]
-        if len(self._sessions) >= self.max_sessions:
-            raise _Reject(503, -32000, "Service Unavailable: too many open sessions")
+        deadline = now - self.session_idle_seconds
+        while sessions:
+            session_id, oldest = next(iter(sessions.items()))
+            if oldest.last_seen > deadline:
+                break
+            if oldest.busy:
+                oldest.last_seen = now  # a long call keeps its session alive; look at it again later
+                sessions.move_to_end(session_id)
+                continue
+            del sessions[session_id]
+            oldest.close()
+        if len(sessions) >= self.max_sessions:
+            victim = None
+            for count, (session_id, candidate) in enumerate(sessions.items()):
+                if count >= _EVICTION_SCAN:
+                    break
+                if not candidate.busy:
+                    victim = session_id
+                    break
+            if victim is None:
+                raise _Reject(503, -32000, "Service Unavailable: too many sessions with requests in flight", request_id)
+            sessions.pop(victim).close()
         entry = _HTTPSession()
-        self._sessions[entry.session.id] = entry
+        sessions[entry.session.id] = entry
         return entry
 
     # -- POST ------------------------------------------------------------------------------------------
 
-    async def _post(self, headers: Headers, receive: Receive, send: ASGISend) -> None:
+    async def _post(self, scope: Scope, headers: Headers, receive: Receive, send: ASGISend) -> None:
         if not is_json_content_type(headers.get("content-type")):
             raise _Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json (UTF-8)")
         accept = headers.get("accept")
@@ -249,6 +387,8 @@ class StreamableHTTPApp:
         kind = classify(message)
         if kind == "invalid":
             raise _Reject(400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", echo_id(message))
+        if self.auth is not None and kind == "request":
+            self._check_tool_scopes(scope, headers, message)
         params = message.get("params") if type(message.get("params")) is dict else {}
         meta = params.get("_meta")
         names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
@@ -265,7 +405,7 @@ class StreamableHTTPApp:
                 # names the versions this server does speak (as the 2026-07-28 versioning page asks).
                 raise self._no_legacy(message, params)
             self._check_legacy_version(headers, message)
-            entry = self._new_session()
+            entry = self._new_session(message["id"])
             response = await self.engine.handle(message, entry.session, _no_stream)
             extra = [(b"mcp-session-id", entry.session.id.encode("ascii"))]
             await send_json(send, 200, response, extra)
@@ -276,6 +416,16 @@ class StreamableHTTPApp:
             return
         self._check_stateless_headers(headers, message, params)
         await self._answer_stateless(message, sse_ok, json_ok, send, receive)
+
+    def _check_tool_scopes(self, scope: Scope, headers: Headers, message: dict[str, Any]) -> None:
+        """403 insufficient_scope for a call to a tool whose scopes the caller lacks."""
+        if message.get("method") != "tools/call":
+            return
+        params = message.get("params")
+        name = params.get("name") if type(params) is dict else None
+        tool = self.engine.registry.get(name) if type(name) is str else None
+        if tool is not None and missing_scopes(tool):
+            self._insufficient(scope, headers, tool.scopes, message["id"])
 
     async def _post_batch(self, headers: Headers, messages: list[Any], sse_ok: bool, send: ASGISend) -> None:
         entry = self._session_for(headers)
@@ -392,9 +542,27 @@ class StreamableHTTPApp:
                     request_id,
                 )
 
+    def _can_stream(self, message: dict[str, Any]) -> bool:
+        """Whether answering ``message`` may emit anything before its response, or be worth interrupting when
+        the client goes away: only calls to tools that take a ``Context`` or are async. Everything else (a
+        sync tool runs in a thread no cancellation can stop) is answered inline, without the extra tasks that
+        streaming and watching for a disconnect cost on every request."""
+        if message.get("method") != "tools/call":
+            return False
+        params = message.get("params")
+        name = params.get("name") if type(params) is dict else None
+        tool = self.engine.registry.get(name) if type(name) is str else None
+        return tool is not None and (tool.is_async or tool.context_param is not None)
+
     async def _answer_stateless(
         self, message: dict[str, Any], sse_ok: bool, json_ok: bool, send: ASGISend, receive: Receive
     ) -> None:
+        if not self._can_stream(message):
+            response = await self.engine.handle(
+                message, Session(), _no_stream, strict=True, modern_only=self.stateless_only
+            )
+            await send_json(send, http_status_for(response), response)
+            return
         stream = EventStream()
 
         async def emit(outgoing: dict[str, Any]) -> None:
@@ -434,6 +602,9 @@ class StreamableHTTPApp:
             await self.engine.handle(message, entry.session, _no_stream)
             await send_empty(send, 202)
             return
+        if not self._can_stream(message):
+            await self._answer_at_once(entry, message, sse_ok, send)
+            return
 
         async def answer(emit: Send, close_stream: Callable[[], Awaitable[None]]) -> Answer:
             response = await self.engine.handle(message, entry.session, emit, close_stream=close_stream)
@@ -442,6 +613,30 @@ class StreamableHTTPApp:
             return response
 
         await self._answer_in_session(entry, answer, sse_ok, send)
+
+    async def _answer_at_once(self, entry: _HTTPSession, message: dict[str, Any], sse_ok: bool, send: ASGISend) -> None:
+        """A request that cannot emit anything before its response, answered inline: no task, no stream to
+        follow, and the whole SSE body (priming event and response) in one write. Like a followed stream
+        that ended, nothing is kept for a later ``Last-Event-ID``: the response went out in that write."""
+        entry.in_flight += 1
+        try:
+            response = await self.engine.handle(message, entry.session, _no_stream)
+        finally:
+            entry.in_flight -= 1
+        text = encode_message(response) if response is not None else None
+        if text is None:
+            await send_empty(send, 202)
+            return
+        if not sse_ok:
+            await send_json(send, 200, response)
+            return
+        stream_id = secrets.token_hex(8)
+        parts = []
+        if _supports_priming(entry.session.protocol_version):
+            parts.append(sse_event(f"{stream_id}:0", "", retry_ms=self.retry_ms))
+        parts.append(sse_event(f"{stream_id}:1", text))
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        await send({"type": "http.response.body", "body": b"".join(parts), "more_body": False})
 
     async def _answer_in_session(
         self,
@@ -467,9 +662,11 @@ class StreamableHTTPApp:
             stream.cut()
 
         async def run() -> None:
+            entry.in_flight += 1
             try:
                 final.append(await answer(emit, close_stream))
             finally:
+                entry.in_flight -= 1
                 stream.finish()
 
         # The call belongs to the session, not to this HTTP response: it goes on if the client reconnects.
@@ -542,8 +739,7 @@ class StreamableHTTPApp:
         entry = self._session_for(headers)
         assert entry is not None
         self._sessions.pop(entry.session.id, None)
-        entry.session.close()
-        entry.closed.set()
+        entry.close()
         await send_empty(send, 204)
 
 

@@ -1,0 +1,187 @@
+"""How ``mcptools serve --http`` runs the ASGI app on uvicorn: the listening socket, the HTTP stack, and the guard
+against slow clients.
+
+* The socket is created as a TCP socket (``IPPROTO_TCP``), so asyncio sets ``TCP_NODELAY`` on every accepted
+  connection. Created with protocol 0 it does not, and uvicorn writes a response's headers and body in two
+  sends: on a kept-alive connection the second waits for the client's delayed ACK, about 40 ms per request.
+* Stacks: ``standard`` is uvicorn's h11 parser on asyncio's loop; ``fast`` is httptools on uvloop (extra
+  ``http-fast``); ``auto`` picks ``fast`` when both are installed.
+* Slow clients: uvicorn closes idle keep-alive connections (``--timeout-keep-alive``) but bounds neither how
+  long a request's headers may take to arrive nor its body: a client sending one byte every few seconds holds
+  a connection (and its buffers) forever. The guard is a subclass of uvicorn's protocol with one timer per
+  connection: the headers of each request must arrive within ``header_timeout`` of the connection becoming
+  ready for it, and its body within ``body_timeout`` of the headers; otherwise the client gets 408 and the
+  connection is closed (a connection on which nothing at all arrived is just closed, as an idle one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from typing import Any, Final
+
+__all__ = [
+    "DEFAULT_BODY_TIMEOUT",
+    "DEFAULT_HEADER_TIMEOUT",
+    "DEFAULT_KEEP_ALIVE",
+    "listen",
+    "protocol_path",
+    "stack_options",
+]
+
+DEFAULT_HEADER_TIMEOUT: Final = 10.0
+DEFAULT_BODY_TIMEOUT: Final = 30.0
+DEFAULT_KEEP_ALIVE: Final = 5
+# Worker processes import the guard by name, so the timeouts reach them through the environment.
+HEADER_TIMEOUT_ENV: Final = "MCPTOOLS_HEADER_TIMEOUT"
+BODY_TIMEOUT_ENV: Final = "MCPTOOLS_BODY_TIMEOUT"
+
+_TIMEOUT_BODY: Final = b"the request did not arrive in time\n"
+_TIMED_OUT: Final = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\nconnection: close\r\n"
+    + b"content-length: %d\r\n\r\n" % len(_TIMEOUT_BODY)
+    + _TIMEOUT_BODY
+)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` the way uvicorn binds one (address reuse, IPv6 for a colon)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP, not 0: asyncio turns on TCP_NODELAY for accepted sockets only when the protocol says TCP.
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Linux hands the flag on to accepted sockets too, for servers that never look at the protocol.
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        listener.bind((host.strip("[]"), port))
+    except OSError:
+        listener.close()
+        raise
+    listener.set_inheritable(True)
+    return listener
+
+
+def _fast_available() -> bool:
+    try:
+        import httptools  # noqa: F401
+        import uvloop  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def stack_options(stack: str) -> tuple[str, str]:
+    """uvicorn's ``loop`` and the ``http`` protocol kind for a ``--stack`` choice."""
+    if stack == "fast" or (stack == "auto" and _fast_available()):
+        return "uvloop", "httptools"
+    return "asyncio", "h11"
+
+
+def protocol_path(kind: str) -> str:
+    """The guarded protocol class for uvicorn's ``http=`` (a dotted path, so worker processes import it)."""
+    return f"{__name__}:{'GuardedHttpTools' if kind == 'httptools' else 'GuardedH11'}"
+
+
+def configure(header_timeout: float, body_timeout: float) -> None:
+    """Set the guard's timeouts, here and (through the environment) in worker processes started later."""
+    os.environ[HEADER_TIMEOUT_ENV] = repr(float(header_timeout))
+    os.environ[BODY_TIMEOUT_ENV] = repr(float(body_timeout))
+
+
+def _timeout(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+class _SlowClientGuard:
+    """Mixed into a uvicorn HTTP protocol (which sets ``transport``, ``cycle`` and ``loop``)."""
+
+    transport: asyncio.Transport
+    cycle: Any
+    loop: asyncio.AbstractEventLoop
+
+    _guard_timer: asyncio.TimerHandle | None = None
+    _guard_cycle: Any = None
+    _guard_partial = False
+    _guard_limits: tuple[float, float] | None = None
+
+    def _guard_arm(self, body: bool) -> None:
+        if self._guard_timer is not None:
+            self._guard_timer.cancel()
+        if self._guard_limits is None:
+            self._guard_limits = (
+                _timeout(HEADER_TIMEOUT_ENV, DEFAULT_HEADER_TIMEOUT),
+                _timeout(BODY_TIMEOUT_ENV, DEFAULT_BODY_TIMEOUT),
+            )
+        delay = self._guard_limits[1 if body else 0]
+        self._guard_timer = self.loop.call_later(delay, self._guard_expired, body) if delay > 0 else None
+
+    def _guard_check(self) -> None:
+        """After the parser ran: a new request's headers are complete once uvicorn made a new cycle for it."""
+        cycle = self.cycle
+        if cycle is not None and cycle is not self._guard_cycle:
+            self._guard_cycle = cycle
+            self._guard_partial = False
+            self._guard_arm(body=True)
+
+    def _guard_expired(self, body: bool) -> None:
+        self._guard_timer = None
+        transport = self.transport
+        if transport.is_closing():
+            return
+        if body and not getattr(self._guard_cycle, "more_body", False):
+            return  # the body is in; the application is working on the answer
+        if body or self._guard_partial:
+            transport.write(_TIMED_OUT)
+        transport.close()
+
+    def _guard_stop(self) -> None:
+        if self._guard_timer is not None:
+            self._guard_timer.cancel()
+            self._guard_timer = None
+
+
+def _guarded(base: type[Any]) -> type[Any]:
+    class Guarded(_SlowClientGuard, base):  # type: ignore[misc]
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(transport)
+            self._guard_arm(body=False)
+
+        def data_received(self, data: bytes) -> None:
+            if self._guard_cycle is self.cycle:
+                self._guard_partial = True  # bytes of a request whose headers are not complete yet
+            super().data_received(data)
+            self._guard_check()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._guard_partial = False
+                self._guard_arm(body=False)
+                self._guard_check()  # a pipelined request may have started already
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._guard_stop()
+            super().connection_lost(exc)
+
+    return Guarded
+
+
+def __getattr__(name: str) -> type[Any]:
+    # uvicorn is an optional dependency: the protocol classes exist only once uvicorn is asked for them.
+    if name == "GuardedH11":
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        cls = _guarded(H11Protocol)
+    elif name == "GuardedHttpTools":
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        cls = _guarded(HttpToolsProtocol)
+    else:
+        raise AttributeError(name)
+    cls.__name__ = cls.__qualname__ = name
+    globals()[name] = cls
+    return cls
