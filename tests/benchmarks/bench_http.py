@@ -219,7 +219,7 @@ class Row:
     samples: list[Sample] = field(default_factory=list)
 
     def median(self, attribute: str) -> float:
-        return statistics.median(getattr(s, attribute) for s in self.samples)
+        return float(statistics.median(float(getattr(s, attribute)) for s in self.samples))
 
 
 def version(package: str) -> str:

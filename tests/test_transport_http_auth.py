@@ -1,0 +1,376 @@
+"""Authorization over Streamable HTTP: the app as an OAuth 2.1 resource server (RFC 9728 metadata, RFC 6750
+challenges, per-tool scopes), its verifiers, and the official client with a bearer token."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from http_support import LATEST, META, call, request, run, stateless_headers
+
+from mcptools import Context, ToolRegistry
+from mcptools._errors import ToolDefinitionError
+from mcptools._transports.asgi import StreamableHTTPApp
+from mcptools.auth import AuthSettings, JWTVerifier, Principal, StaticTokenVerifier, TokenVerifier, metadata_url
+
+ROOT = Path(__file__).resolve().parent.parent
+RESOURCE = "http://127.0.0.1:8000/mcp"
+
+
+class Tokens:
+    """A verifier over a fixed table of tokens, to give different callers different scopes."""
+
+    def __init__(self, table: dict[str, Principal]) -> None:
+        self.table = table
+        self.seen: list[str] = []
+
+    async def verify(self, token: str) -> Principal | None:
+        self.seen.append(token)
+        return self.table.get(token)
+
+
+def scoped_registry() -> ToolRegistry:
+    registry = ToolRegistry("auth-test")
+
+    @registry.tool
+    def echo(text: str) -> str:
+        return text
+
+    @registry.tool(scopes=["admin"])
+    def reset() -> str:
+        return "reset done"
+
+    @registry.tool
+    async def whoami(ctx: Context) -> str:
+        principal = ctx.principal
+        assert principal is not None
+        return f"{principal.subject} {sorted(principal.scopes)} {principal.client_id}"
+
+    return registry
+
+
+TOKENS = {
+    "user-token": Principal("alice", frozenset({"mcp"}), client_id="cli-1"),
+    "admin-token": Principal("root", frozenset({"mcp", "admin"}), client_id="cli-2"),
+    "expired-token": Principal("old", frozenset({"mcp", "admin"}), expires_at=time.time() - 5),
+}
+
+
+def make_app(**settings: Any) -> tuple[StreamableHTTPApp, Tokens]:
+    verifier = Tokens(TOKENS)
+    auth = AuthSettings(verifier, authorization_servers=["https://auth.example"], **settings)
+    return StreamableHTTPApp(scoped_registry(), auth=auth), verifier
+
+
+def bearer(token: str, **extra: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}", **extra}
+
+
+def list_names(app: StreamableHTTPApp, token: str) -> list[str]:
+    reply = run(call(app, body=request("tools/list"), headers=bearer(token, **stateless_headers("tools/list"))))
+    assert reply.status == 200, reply.body
+    return [tool["name"] for tool in reply.json()["result"]["tools"]]
+
+
+def test_a_request_without_a_token_gets_401_pointing_at_the_metadata() -> None:
+    app, _ = make_app()
+    reply = run(call(app, body=request("tools/list"), headers=stateless_headers("tools/list")))
+    assert reply.status == 401
+    assert reply.headers["www-authenticate"] == (
+        'Bearer resource_metadata="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp"'
+    )
+    for token in ("wrong-token", "expired-token"):
+        refused = run(call(app, body=request("tools/list"), headers=bearer(token, **stateless_headers("tools/list"))))
+        assert refused.status == 401
+        assert refused.headers["www-authenticate"].startswith('Bearer error="invalid_token", resource_metadata=')
+
+
+def test_other_schemes_are_not_accepted() -> None:
+    app, verifier = make_app()
+    for value in ("Basic dXNlcjpwYXNz", "Bearer", "user-token", "Bearer  "):
+        reply = run(call(app, body=request("tools/list"), headers={"authorization": value}))
+        assert reply.status == 401, value
+    assert verifier.seen == []
+
+
+def test_required_scopes_are_named_in_the_challenge_and_a_token_lacking_them_gets_403() -> None:
+    app, _ = make_app(required_scopes=["admin"])
+    missing = run(call(app, body=request("tools/list"), headers=stateless_headers("tools/list")))
+    assert missing.status == 401 and 'scope="admin"' in missing.headers["www-authenticate"]
+    weak = run(call(app, body=request("tools/list"), headers=bearer("user-token", **stateless_headers("tools/list"))))
+    assert weak.status == 403
+    assert weak.headers["www-authenticate"].startswith('Bearer error="insufficient_scope"')
+    assert list_names(app, "admin-token") == ["echo", "reset", "whoami"]
+
+
+def test_metadata_is_served_at_the_root_and_the_path_suffixed_well_known_uri() -> None:
+    app, _ = make_app()
+    for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+        reply = run(call(app, method="GET", path=path))
+        assert reply.status == 200, path
+        assert reply.json() == {
+            "resource": RESOURCE,
+            "authorization_servers": ["https://auth.example"],
+            "scopes_supported": ["admin"],
+            "bearer_methods_supported": ["header"],
+        }
+    configured, _ = make_app(resource="https://mcp.example.com/tools/mcp", scopes_supported=["mcp", "admin"])
+    document = run(call(configured, method="GET", path="/.well-known/oauth-protected-resource")).json()
+    assert document["resource"] == "https://mcp.example.com/tools/mcp"
+    assert document["scopes_supported"] == ["mcp", "admin"]
+    assert metadata_url(document["resource"]) == (
+        "https://mcp.example.com/.well-known/oauth-protected-resource/tools/mcp"
+    )
+    bad_host = run(call(app, method="GET", path="/.well-known/oauth-protected-resource", headers={"host": "evil.com"}))
+    assert bad_host.status == 403
+
+
+def test_a_scoped_tool_is_hidden_from_and_refused_to_callers_without_its_scope() -> None:
+    app, _ = make_app()
+    assert list_names(app, "user-token") == ["echo", "whoami"]
+    assert list_names(app, "admin-token") == ["echo", "reset", "whoami"]
+    body = request("tools/call", {"name": "reset", "arguments": {}}, request_id=7)
+    refused = run(call(app, body=body, headers=bearer("user-token", **stateless_headers("tools/call", "reset"))))
+    assert refused.status == 403
+    assert refused.headers["www-authenticate"] == (
+        'Bearer error="insufficient_scope", '
+        'resource_metadata="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp", scope="admin"'
+    )
+    assert refused.json()["id"] == 7
+    allowed = run(call(app, body=body, headers=bearer("admin-token", **stateless_headers("tools/call", "reset"))))
+    assert allowed.status == 200 and allowed.json()["result"]["content"][0]["text"] == "reset done"
+
+
+def test_scopes_are_not_enforced_without_authorization() -> None:
+    registry = scoped_registry()
+    app = StreamableHTTPApp(registry)
+    names = [
+        t["name"]
+        for t in run(call(app, body=request("tools/list"), headers=stateless_headers("tools/list"))).json()["result"][
+            "tools"
+        ]
+    ]
+    assert "reset" in names
+    assert registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "reset"}}) is not None
+
+
+def test_the_principal_is_readable_from_context() -> None:
+    app, _ = make_app()
+    body = request("tools/call", {"name": "whoami", "arguments": {}})
+    reply = run(call(app, body=body, headers=bearer("admin-token", **stateless_headers("tools/call", "whoami"))))
+    assert reply.status == 200
+    assert reply.json()["result"]["content"][0]["text"] == "root ['admin', 'mcp'] cli-2"
+
+
+def test_a_session_request_needs_the_token_on_every_request() -> None:
+    app, _ = make_app()
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    opened = run(call(app, body=init, headers=bearer("user-token")))
+    assert opened.status == 200
+    session = {"mcp-session-id": opened.headers["mcp-session-id"]}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    assert run(call(app, body=listing, headers=session)).status == 401
+    reply = run(call(app, body=listing, headers={**session, **bearer("user-token")}))
+    assert reply.status == 200 and '"reset"' not in reply.body.decode()
+
+
+def test_static_verifier_compares_the_whole_token() -> None:
+    verifier = StaticTokenVerifier("s3cret-token", scopes=["mcp"])
+    assert isinstance(verifier, TokenVerifier)
+    principal = asyncio.run(verifier.verify("s3cret-token"))
+    assert principal is not None and principal.scopes == frozenset({"mcp"})
+    for guess in ("s3cret-toke", "s3cret-token2", "", "S3CRET-TOKEN"):
+        assert asyncio.run(verifier.verify(guess)) is None
+    with pytest.raises(ValueError):
+        StaticTokenVerifier("")
+
+
+def test_tool_scopes_are_checked_at_definition() -> None:
+    registry = ToolRegistry("bad-scopes")
+    with pytest.raises(ToolDefinitionError, match=r"scopes=\['admin'\]"):
+        registry.tool(scopes="admin")(lambda: None)
+    with pytest.raises(ToolDefinitionError, match=r"function .*: scope 'a b' is not an OAuth scope token"):
+
+        @registry.tool(scopes=["a b"])
+        def spaced() -> str:
+            return ""
+
+
+# -- JWT -------------------------------------------------------------------------------------------------
+
+jwt = pytest.importorskip("jwt")
+
+
+@pytest.fixture(scope="module")
+def rsa_key() -> Any:
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def mint(key: Any, **claims: Any) -> str:
+    now = int(time.time())
+    body = {"iss": "https://auth.example", "aud": RESOURCE, "sub": "carol", "exp": now + 60, "iat": now}
+    body.update(claims)
+    token: str = jwt.encode(
+        {k: v for k, v in body.items() if v is not None}, key, algorithm="RS256", headers={"kid": "k1"}
+    )
+    return token
+
+
+def test_jwt_verifier_checks_signature_issuer_audience_and_expiry(rsa_key: Any) -> None:
+    verifier = JWTVerifier(issuer="https://auth.example", audience=RESOURCE, key=rsa_key.public_key())
+    good = asyncio.run(verifier.verify(mint(rsa_key, scope="mcp admin", client_id="app")))
+    assert good is not None
+    assert (good.subject, good.scopes, good.client_id) == ("carol", frozenset({"mcp", "admin"}), "app")
+    assert good.claims["iss"] == "https://auth.example"
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    for bad in (
+        mint(rsa_key, aud="https://other.example/mcp"),
+        mint(rsa_key, iss="https://evil.example"),
+        mint(rsa_key, exp=int(time.time()) - 120),
+        mint(rsa_key, exp=None),
+        mint(other),
+        "not.a.jwt",
+    ):
+        assert asyncio.run(verifier.verify(bad)) is None
+
+
+def test_jwt_verifier_fetches_keys_from_a_jwks_document(rsa_key: Any) -> None:
+    import json
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from jwt.algorithms import RSAAlgorithm
+
+    jwk = json.loads(RSAAlgorithm.to_jwk(rsa_key.public_key()))
+    document = json.dumps({"keys": [{**jwk, "kid": "k1", "use": "sig", "alg": "RS256"}]}).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(document)))
+            self.end_headers()
+            self.wfile.write(document)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/jwks.json"
+        verifier = JWTVerifier(issuer="https://auth.example", audience=RESOURCE, jwks_url=url)
+        principal = asyncio.run(verifier.verify(mint(rsa_key, scp=["mcp"])))
+        assert principal is not None and principal.scopes == frozenset({"mcp"})
+        assert asyncio.run(verifier.verify(mint(rsa_key, aud="https://elsewhere/mcp"))) is None
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# -- the official client and `mcptools serve --bearer-token-env` ----------------------------------------
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def served_with_token() -> Iterator[str]:
+    port = _free_port()
+    env = {**os.environ, "MCP_TEST_TOKEN": "tok-" + os.urandom(8).hex()}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mcptools",
+            "serve",
+            str(ROOT / "examples" / "weather.py"),
+            "--http",
+            "--port",
+            str(port),
+            "--bearer-token-env",
+            "MCP_TEST_TOKEN",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource", timeout=1)
+                break
+            except urllib.error.HTTPError:
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("server did not start") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp {env['MCP_TEST_TOKEN']}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_serve_with_bearer_token_env_refuses_anonymous_calls(served_with_token: str) -> None:
+    url, _token = served_with_token.split()
+    import json
+
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}).encode()
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json",
+        "mcp-method": "tools/list",
+        "mcp-protocol-version": LATEST,
+    }
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(urllib.request.Request(url, body, headers), timeout=5)
+    assert refused.value.code == 401
+    assert refused.value.headers["www-authenticate"].startswith("Bearer resource_metadata=")
+    metadata = json.load(urllib.request.urlopen(url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")))
+    assert metadata["resource"] == url and metadata["bearer_methods_supported"] == ["header"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_official_client_with_a_bearer_token_lists_and_calls(served_with_token: str, mode: str) -> None:
+    mcp = pytest.importorskip("mcp")
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    url, token = served_with_token.split()
+
+    async def go() -> None:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        async with http, mcp.Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+            listing = await client.list_tools()
+            assert [t.name for t in listing.tools] == ["weather"]
+            result = await client.call_tool("weather", {"location": "Oslo"})
+            assert result.content[0].text == "Oslo: sunny, 21°C, for the next 1 day(s)"
+
+    asyncio.run(asyncio.wait_for(go(), 60))
