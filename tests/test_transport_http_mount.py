@@ -14,12 +14,12 @@ from http_support import LATEST, META, make_registry
 
 pytest.importorskip("starlette")
 pytest.importorskip("fastapi")
-from fastapi import FastAPI  # noqa: E402
-from starlette.applications import Starlette  # noqa: E402
-from starlette.routing import Mount  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
+from fastapi import FastAPI
+from starlette.applications import Starlette
+from starlette.routing import Mount
+from starlette.testclient import TestClient
 
-from mcptools._transports.asgi import StreamableHTTPApp  # noqa: E402
+from mcptools._transports.asgi import StreamableHTTPApp
 
 HEADERS = {
     "content-type": "application/json",
@@ -28,7 +28,12 @@ HEADERS = {
     "mcp-name": "echo",
     "mcp-protocol-version": LATEST,
 }
-BODY = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}
+BODY: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 3,
+    "method": "tools/call",
+    "params": {"name": "echo", "arguments": {"text": "hi"}},
+}
 
 
 def echo_call(client: TestClient, url: str) -> Any:
