@@ -26,12 +26,10 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id, error_response
+from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id
 from .._protocol.engine import Engine, engine_for
 from .._protocol.request_rules import check_request_meta, http_status_for, refuse_batch
 from .._protocol.revisions import (
@@ -43,7 +41,8 @@ from .._protocol.revisions import (
 )
 from .._protocol.session import ClientRequestError, Send, Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
-from ..auth import WELL_KNOWN, AuthSettings, bind_principal, challenge, missing_scopes
+from ..auth import AuthSettings
+from .asgi_auth import HTTPAuth
 from .asgi_io import (
     SSE_HEADERS,
     Answer,
@@ -51,12 +50,15 @@ from .asgi_io import (
     Disconnected,
     Headers,
     Receive,
+    Reject,
     Scope,
+    local_path,
     send_empty,
     send_json,
     stream_without_ids,
     until_disconnect,
 )
+from .asgi_sessions import HTTPSession, SessionTable
 from .http_rules import (
     DEFAULT_ALLOWED_HOSTS,
     HostRules,
@@ -75,50 +77,7 @@ __all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
 logger = logging.getLogger("mcptools.http")
 
 _DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
-# How many least-recently-used sessions a full table looks at for one without a request in flight before it
-# refuses: bounded, so admission stays O(1) however many sessions are busy.
-_EVICTION_SCAN: Final = 64
 _NAMED_METHODS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-
-
-class _Reject(Exception):
-    def __init__(
-        self,
-        status: int,
-        code: int,
-        message: str,
-        request_id: Any = None,
-        data: Any = None,
-        headers: list[tuple[bytes, bytes]] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = error_response(request_id, code, message, data)
-        self.headers = headers or []
-
-
-@final
-class _HTTPSession:
-    """A 2025 session as HTTP keeps it: the protocol session plus its resumable streams."""
-
-    __slots__ = ("closed", "in_flight", "last_seen", "session", "standalone", "streams")
-
-    def __init__(self) -> None:
-        self.session = Session()
-        self.streams: dict[str, EventStream] = {}
-        self.standalone = False
-        self.last_seen = time.monotonic()
-        self.closed = asyncio.Event()
-        # Requests of this session being answered now: a session with one is never evicted.
-        self.in_flight = 0
-
-    @property
-    def busy(self) -> bool:
-        return self.in_flight > 0 or self.standalone
-
-    def close(self) -> None:
-        self.session.close()
-        self.closed.set()
 
 
 @final
@@ -164,9 +123,8 @@ class StreamableHTTPApp:
         self.retry_ms = retry_ms
         self.max_sessions = max_sessions
         self.session_idle_seconds = session_idle_seconds
-        # Least recently used first: admission and expiry look only at the front (see _new_session).
-        self._sessions: OrderedDict[str, _HTTPSession] = OrderedDict()
-        self.auth = auth
+        self._sessions = SessionTable()
+        self.auth = HTTPAuth(auth, self.engine.registry, path) if auth is not None else None
         self._header_params: dict[str, tuple[object, dict[str, str]]] = {}
 
     # -- ASGI entry ------------------------------------------------------------------------------------
@@ -179,17 +137,17 @@ class StreamableHTTPApp:
             return
         headers = Headers(scope.get("headers") or [])
         try:
-            path = self._local_path(scope)
+            path = local_path(scope)
             method = scope.get("method", "GET")
             if path != self.path and not (path in ("", "/") and scope.get("root_path")):
-                if self.auth is not None and (path == WELL_KNOWN or path.startswith(WELL_KNOWN + "/")):
+                if self.auth is not None and self.auth.is_metadata_path(path):
                     self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
-                    await self._metadata(scope, headers, method, send)
+                    await self.auth.metadata(scope, headers, method, send)
                     return
-                raise _Reject(404, INVALID_REQUEST, f"Not Found: the MCP endpoint is {self.path}")
+                raise Reject(404, INVALID_REQUEST, f"Not Found: the MCP endpoint is {self.path}")
             self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
             if self.auth is not None:
-                await self._authorize(scope, headers)
+                await self.auth.authorize(scope, headers)
             if method == "POST":
                 await self._post(scope, headers, receive, send)
             elif method == "GET":
@@ -197,86 +155,10 @@ class StreamableHTTPApp:
             elif method == "DELETE":
                 await self._delete(headers, send)
             else:
-                raise _Reject(405, INVALID_REQUEST, f"Method Not Allowed: {method}")
-        except _Reject as reject:
+                raise Reject(405, INVALID_REQUEST, f"Method Not Allowed: {method}")
+        except Reject as reject:
             extra = [(b"allow", b"GET, POST, DELETE")] if reject.status == 405 else []
             await send_json(send, reject.status, reject.body, extra + reject.headers)
-
-    @staticmethod
-    def _local_path(scope: Scope) -> str:
-        """The request's path below the mount point. ASGI servers and Starlette >= 0.33 keep the full path in
-        ``path`` with the prefix in ``root_path``; older routers strip it: both are handled."""
-        path: str = scope.get("path") or "/"
-        root: str = scope.get("root_path") or ""
-        if root and path.startswith(root):
-            path = path[len(root) :]
-        return path
-
-    # -- authorization -----------------------------------------------------------------------------------
-
-    def _resource(self, scope: Scope, headers: Headers, endpoint: str) -> str:
-        """This endpoint's URL as clients name it (the token audience): configured, else built from the
-        request (``endpoint``: the endpoint's path below the mount point, "" for the mount point itself)."""
-        assert self.auth is not None
-        if self.auth.resource is not None:
-            return self.auth.resource
-        scheme = "https" if scope.get("scheme") == "https" else "http"
-        host = headers.get("host") or "localhost"
-        root = (scope.get("root_path") or "").rstrip("/")
-        return f"{scheme}://{host}{root}{endpoint}"
-
-    def _endpoint(self, scope: Scope) -> str:
-        path = self._local_path(scope)
-        return "" if path in ("", "/") else path
-
-    async def _metadata(self, scope: Scope, headers: Headers, method: str, send: ASGISend) -> None:
-        assert self.auth is not None
-        if method not in ("GET", "HEAD"):
-            raise _Reject(405, INVALID_REQUEST, f"Method Not Allowed: {method}")
-        registry = self.engine.registry
-        tool_scopes = [
-            name for entry in registry.list_tools() for name in getattr(registry.get(entry["name"]), "scopes", ())
-        ]
-        suffix = self._local_path(scope)[len(WELL_KNOWN) :]
-        document = self.auth.metadata(self._resource(scope, headers, suffix or self.path), tool_scopes)
-        await send_json(send, 200, document, [(b"access-control-allow-origin", b"*")])
-
-    async def _authorize(self, scope: Scope, headers: Headers) -> None:
-        """401 without a valid bearer token, 403 without the scopes every request needs; otherwise the
-        principal is bound to this request for the engine, ``Context.principal`` and tool scopes."""
-        assert self.auth is not None
-        principal = await self.auth.authenticate(headers.get("authorization"))
-        required = self.auth.required_scopes
-        if principal is None:
-            resource = self._resource(scope, headers, self._endpoint(scope))
-            error = None if headers.get("authorization") is None else "invalid_token"
-            raise _Reject(
-                401,
-                INVALID_REQUEST,
-                "Unauthorized: a valid bearer token is required",
-                headers=[(b"www-authenticate", challenge(resource, error=error, scopes=required))],
-            )
-        if not principal.has_scopes(required):
-            self._insufficient(scope, headers, required, None)
-        bind_principal(principal)
-
-    def _insufficient(self, scope: Scope, headers: Headers, needed: Iterable[str], request_id: Any) -> None:
-        assert self.auth is not None
-        wanted = list(dict.fromkeys([*self.auth.required_scopes, *needed]))
-        raise _Reject(
-            403,
-            INVALID_REQUEST,
-            f"Forbidden: insufficient scope (needs {' '.join(wanted)})",
-            request_id,
-            headers=[
-                (
-                    b"www-authenticate",
-                    challenge(
-                        self._resource(scope, headers, self._endpoint(scope)), error="insufficient_scope", scopes=wanted
-                    ),
-                )
-            ],
-        )
 
     async def _lifespan(self, receive: Receive, send: ASGISend) -> None:
         while True:
@@ -291,104 +173,73 @@ class StreamableHTTPApp:
     def close_sessions(self) -> None:
         """End every open session (their streams close). Called on lifespan shutdown; an app mounted where
         lifespan events do not reach it needs no call: idle sessions expire on their own as new ones open."""
-        for entry in self._sessions.values():
-            entry.close()
-        self._sessions.clear()
+        self._sessions.close_all()
 
     # -- guards ----------------------------------------------------------------------------------------
 
     def _check_host(self, headers: Headers, default_port: str) -> None:
         if not self.host_rules.host_allowed(headers.get("host"), default_port):
-            raise _Reject(403, INVALID_REQUEST, "Forbidden: Host header is not allowed")
+            raise Reject(403, INVALID_REQUEST, "Forbidden: Host header is not allowed")
         if not self.host_rules.origin_allowed(headers.get("origin")):
-            raise _Reject(403, INVALID_REQUEST, "Forbidden: Origin header is not allowed")
+            raise Reject(403, INVALID_REQUEST, "Forbidden: Origin header is not allowed")
 
     async def _read_body(self, headers: Headers, receive: Receive) -> bytes:
         declared = headers.get("content-length")
         if declared is not None and declared.strip().isdigit() and int(declared) > self.max_body_bytes:
-            raise _Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes")
+            raise Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes")
         chunks: list[bytes] = []
         size = 0
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                raise _Reject(400, INVALID_REQUEST, "Bad Request: the client went away")
+                raise Reject(400, INVALID_REQUEST, "Bad Request: the client went away")
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise _Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes")
+                raise Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes")
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    def _session_for(self, headers: Headers, request_id: Any = None) -> _HTTPSession | None:
+    def _session_for(self, headers: Headers, request_id: Any = None) -> HTTPSession | None:
         session_id = headers.get("mcp-session-id")
         if session_id is None:
             return None
-        key = session_id.strip()
-        entry = self._sessions.get(key)
+        entry = self._sessions.touch(session_id.strip())
         if entry is None:
-            raise _Reject(404, -32001, "Not Found: unknown or terminated session", request_id)
-        entry.last_seen = time.monotonic()
-        self._sessions.move_to_end(key)
+            raise Reject(404, -32001, "Not Found: unknown or terminated session", request_id)
         return entry
 
-    def _new_session(self, request_id: Any) -> _HTTPSession:
-        """Admit a session in O(1) amortised: expired ones are dropped from the least-recently-used end (each
-        session is dropped once, so the work is paid for by its own admission); a full table evicts the least
-        recently used session with no request in flight (its client gets 404 and, as the spec says, opens a
-        new one); only a table whose oldest sessions are all busy refuses, with 503."""
-        sessions = self._sessions
-        now = time.monotonic()
-        deadline = now - self.session_idle_seconds
-        while sessions:
-            session_id, oldest = next(iter(sessions.items()))
-            if oldest.last_seen > deadline:
-                break
-            if oldest.busy:
-                oldest.last_seen = now  # a long call keeps its session alive; look at it again later
-                sessions.move_to_end(session_id)
-                continue
-            del sessions[session_id]
-            oldest.close()
-        if len(sessions) >= self.max_sessions:
-            victim = None
-            for count, (session_id, candidate) in enumerate(sessions.items()):
-                if count >= _EVICTION_SCAN:
-                    break
-                if not candidate.busy:
-                    victim = session_id
-                    break
-            if victim is None:
-                raise _Reject(503, -32000, "Service Unavailable: too many sessions with requests in flight", request_id)
-            sessions.pop(victim).close()
-        entry = _HTTPSession()
-        sessions[entry.session.id] = entry
+    def _new_session(self, request_id: Any) -> HTTPSession:
+        """O(1) amortised admission; a full table evicts its LRU idle session (see ``asgi_sessions``)."""
+        entry = self._sessions.admit(self.max_sessions, self.session_idle_seconds)
+        if entry is None:
+            raise Reject(503, -32000, "Service Unavailable: too many sessions with requests in flight", request_id)
         return entry
 
     # -- POST ------------------------------------------------------------------------------------------
 
     async def _post(self, scope: Scope, headers: Headers, receive: Receive, send: ASGISend) -> None:
         if not is_json_content_type(headers.get("content-type")):
-            raise _Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json (UTF-8)")
+            raise Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json (UTF-8)")
         accept = headers.get("accept")
         sse_ok = accepts(accept, "text/event-stream")
         json_ok = accepts(accept, "application/json")
         if not (sse_ok or json_ok):
-            raise _Reject(406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream")
+            raise Reject(406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream")
         body = await self._read_body(headers, receive)
         try:
             message = decode_message(body)
         except ParseFailure as failure:
-            raise _Reject(400, PARSE_ERROR, str(failure)) from None
+            raise Reject(400, PARSE_ERROR, str(failure)) from None
         if type(message) is list:
             await self._post_batch(headers, message, sse_ok, send)
             return
         kind = classify(message)
         if kind == "invalid":
-            raise _Reject(400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", echo_id(message))
+            raise Reject(400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", echo_id(message))
         if self.auth is not None and kind == "request":
-            self._check_tool_scopes(scope, headers, message)
+            self.auth.check_tool_scopes(scope, headers, message)
         params = message.get("params") if type(message.get("params")) is dict else {}
         meta = params.get("_meta")
         names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
@@ -417,16 +268,6 @@ class StreamableHTTPApp:
         self._check_stateless_headers(headers, message, params)
         await self._answer_stateless(message, sse_ok, json_ok, send, receive)
 
-    def _check_tool_scopes(self, scope: Scope, headers: Headers, message: dict[str, Any]) -> None:
-        """403 insufficient_scope for a call to a tool whose scopes the caller lacks."""
-        if message.get("method") != "tools/call":
-            return
-        params = message.get("params")
-        name = params.get("name") if type(params) is dict else None
-        tool = self.engine.registry.get(name) if type(name) is str else None
-        if tool is not None and missing_scopes(tool):
-            self._insufficient(scope, headers, tool.scopes, message["id"])
-
     async def _post_batch(self, headers: Headers, messages: list[Any], sse_ok: bool, send: ASGISend) -> None:
         entry = self._session_for(headers)
         refusal = refuse_batch(messages, entry.session if entry is not None else Session())
@@ -449,13 +290,13 @@ class StreamableHTTPApp:
         await self._answer_in_session(entry, answer, sse_ok, send)
 
     @staticmethod
-    def _no_legacy(message: dict[str, Any], params: dict[str, Any]) -> _Reject:
+    def _no_legacy(message: dict[str, Any], params: dict[str, Any]) -> Reject:
         supported = supported_versions(modern_only=True)
         requested = params.get("protocolVersion")
         data: dict[str, Any] = {"supported": supported}
         if type(requested) is str:
             data["requested"] = requested
-        return _Reject(
+        return Reject(
             400,
             UNSUPPORTED_PROTOCOL_VERSION,
             f"Unsupported protocol version: this server speaks only {', '.join(supported)}, without initialize "
@@ -467,7 +308,7 @@ class StreamableHTTPApp:
     def _check_legacy_version(self, headers: Headers, message: object) -> None:
         version = headers.get("mcp-protocol-version")
         if version is not None and version.strip() not in SUPPORTED:
-            raise _Reject(
+            raise Reject(
                 400,
                 INVALID_REQUEST,
                 f"Bad Request: unsupported MCP-Protocol-Version {version.strip()}",
@@ -478,14 +319,14 @@ class StreamableHTTPApp:
         request_id = message["id"]
         problem = check_request_meta(params)
         if problem is not None:
-            raise _Reject(400, problem.code, problem.message, request_id, problem.data)
+            raise Reject(400, problem.code, problem.message, request_id, problem.data)
         method = message["method"]
         header_method = headers.get("mcp-method")
         if header_method is None or header_method.strip() != method:
-            raise _Reject(400, HEADER_MISMATCH, "Header mismatch: Mcp-Method must equal the body's method", request_id)
+            raise Reject(400, HEADER_MISMATCH, "Header mismatch: Mcp-Method must equal the body's method", request_id)
         version = headers.get("mcp-protocol-version")
         if version is None or version.strip() != params["_meta"][META_PROTOCOL_VERSION]:
-            raise _Reject(
+            raise Reject(
                 400,
                 HEADER_MISMATCH,
                 "Header mismatch: MCP-Protocol-Version must equal _meta's protocolVersion",
@@ -496,7 +337,7 @@ class StreamableHTTPApp:
             header_name = headers.get("mcp-name")
             # A name that is not header-safe travels base64-encoded (=?base64?...?=), like Mcp-Param-* values.
             if header_name is None or decode_param_header(header_name.strip()) != params[field]:
-                raise _Reject(
+                raise Reject(
                     400,
                     HEADER_MISMATCH,
                     f"Header mismatch: Mcp-Name must equal the body's {field}",
@@ -532,10 +373,10 @@ class StreamableHTTPApp:
                 continue
             raw = headers.get(f"mcp-param-{suffix.lower()}")
             if raw is None:
-                raise _Reject(400, HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{suffix} is required", request_id)
+                raise Reject(400, HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{suffix} is required", request_id)
             decoded = decode_param_header(raw.strip())
             if decoded is None or decoded != header_text(arguments[argument]):
-                raise _Reject(
+                raise Reject(
                     400,
                     HEADER_MISMATCH,
                     f"Header mismatch: Mcp-Param-{suffix} does not match argument '{argument}'",
@@ -596,7 +437,7 @@ class StreamableHTTPApp:
                 task.cancel()
 
     async def _post_in_session(
-        self, entry: _HTTPSession, message: dict[str, Any], kind: str, sse_ok: bool, send: ASGISend
+        self, entry: HTTPSession, message: dict[str, Any], kind: str, sse_ok: bool, send: ASGISend
     ) -> None:
         if kind != "request":
             await self.engine.handle(message, entry.session, _no_stream)
@@ -614,7 +455,7 @@ class StreamableHTTPApp:
 
         await self._answer_in_session(entry, answer, sse_ok, send)
 
-    async def _answer_at_once(self, entry: _HTTPSession, message: dict[str, Any], sse_ok: bool, send: ASGISend) -> None:
+    async def _answer_at_once(self, entry: HTTPSession, message: dict[str, Any], sse_ok: bool, send: ASGISend) -> None:
         """A request that cannot emit anything before its response, answered inline: no task, no stream to
         follow, and the whole SSE body (priming event and response) in one write. Like a followed stream
         that ended, nothing is kept for a later ``Last-Event-ID``: the response went out in that write."""
@@ -640,7 +481,7 @@ class StreamableHTTPApp:
 
     async def _answer_in_session(
         self,
-        entry: _HTTPSession,
+        entry: HTTPSession,
         answer: Callable[[Send, Callable[[], Awaitable[None]]], Awaitable[Answer]],
         sse_ok: bool,
         send: ASGISend,
@@ -688,7 +529,7 @@ class StreamableHTTPApp:
             )
         await self._follow(entry, stream, send, 0)
 
-    async def _follow(self, entry: _HTTPSession, stream: EventStream, send: ASGISend, start: int) -> None:
+    async def _follow(self, entry: HTTPSession, stream: EventStream, send: ASGISend, start: int) -> None:
         async for event_id, data in stream.follow(start):
             await send({"type": "http.response.body", "body": sse_event(event_id, data), "more_body": True})
         if stream.done:
@@ -699,11 +540,11 @@ class StreamableHTTPApp:
 
     async def _get(self, headers: Headers, receive: Receive, send: ASGISend) -> None:
         if self.stateless_only or headers.get("mcp-session-id") is None:
-            raise _Reject(405, INVALID_REQUEST, "Method Not Allowed: GET needs an Mcp-Session-Id")
+            raise Reject(405, INVALID_REQUEST, "Method Not Allowed: GET needs an Mcp-Session-Id")
         entry = self._session_for(headers)
         assert entry is not None
         if headers.get("accept") is None or not accepts(headers.get("accept"), "text/event-stream"):
-            raise _Reject(406, INVALID_REQUEST, "Not Acceptable: GET serves text/event-stream only")
+            raise Reject(406, INVALID_REQUEST, "Not Acceptable: GET serves text/event-stream only")
         last = headers.get("last-event-id")
         parsed = parse_event_id(last) if last is not None else None
         if parsed is not None and parsed[0] in entry.streams:
@@ -713,7 +554,7 @@ class StreamableHTTPApp:
                 await until_disconnect(self._follow(entry, stream, send, parsed[1]), receive)
             return
         if entry.standalone:
-            raise _Reject(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
+            raise Reject(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
         entry.standalone = True
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
@@ -735,11 +576,10 @@ class StreamableHTTPApp:
 
     async def _delete(self, headers: Headers, send: ASGISend) -> None:
         if headers.get("mcp-session-id") is None:
-            raise _Reject(400, INVALID_REQUEST, "Bad Request: DELETE needs an Mcp-Session-Id")
+            raise Reject(400, INVALID_REQUEST, "Bad Request: DELETE needs an Mcp-Session-Id")
         entry = self._session_for(headers)
         assert entry is not None
-        self._sessions.pop(entry.session.id, None)
-        entry.close()
+        self._sessions.remove(entry.session.id)
         await send_empty(send, 204)
 
 

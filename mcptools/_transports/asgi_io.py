@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Final, final
 
+from .._jsonrpc import error_response
 from .._protocol.wire import encode_message
 from .streams import EventStream, sse_event
 
@@ -20,11 +21,13 @@ __all__ = [
     "Headers",
     "Message",
     "Receive",
+    "Reject",
     "SSE_HEADERS",
     "Scope",
     "send_empty",
     "send_json",
     "stream_without_ids",
+    "local_path",
     "until_disconnect",
 ]
 
@@ -53,6 +56,35 @@ class Headers:
 
 class Disconnected(Exception):
     pass
+
+
+class Reject(Exception):
+    """An error answer: the HTTP status, the JSON-RPC error body (with the request's id once it is known) and
+    any extra headers."""
+
+    def __init__(
+        self,
+        status: int,
+        code: int,
+        message: str,
+        request_id: Any = None,
+        data: Any = None,
+        headers: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = error_response(request_id, code, message, data)
+        self.headers = headers or []
+
+
+def local_path(scope: Scope) -> str:
+    """The request's path below the mount point. ASGI servers and Starlette >= 0.33 keep the full path in
+    ``path`` with the prefix in ``root_path``; older routers strip it: both are handled."""
+    path: str = scope.get("path") or "/"
+    root: str = scope.get("root_path") or ""
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return path
 
 
 SSE_HEADERS: Final = [

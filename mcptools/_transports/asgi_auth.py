@@ -1,0 +1,100 @@
+"""Authorization at the HTTP edge of the Streamable HTTP app (see ``mcptools.auth`` for the model): the 401 and
+403 answers with their ``WWW-Authenticate`` challenges, the RFC 9728 metadata document, and binding the verified
+principal to the request for the engine, ``Context.principal`` and per-tool scopes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, final
+
+from .._jsonrpc import INVALID_REQUEST
+from ..auth import WELL_KNOWN, AuthSettings, bind_principal, challenge, missing_scopes
+from .asgi_io import ASGISend, Headers, Reject, Scope, local_path, send_json
+
+if TYPE_CHECKING:
+    from .._registry import ToolRegistry
+
+__all__ = ["HTTPAuth"]
+
+
+@final
+class HTTPAuth:
+    """``AuthSettings`` applied to the requests of an app whose endpoint is ``path``."""
+
+    __slots__ = ("path", "registry", "settings")
+
+    def __init__(self, settings: AuthSettings, registry: ToolRegistry, path: str) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.path = path
+
+    @staticmethod
+    def is_metadata_path(path: str) -> bool:
+        return path == WELL_KNOWN or path.startswith(WELL_KNOWN + "/")
+
+    def resource(self, scope: Scope, headers: Headers, endpoint: str) -> str:
+        """This endpoint's URL as clients name it (the token audience): configured, else built from the
+        request (``endpoint``: the endpoint's path below the mount point, "" for the mount point itself)."""
+        if self.settings.resource is not None:
+            return self.settings.resource
+        scheme = "https" if scope.get("scheme") == "https" else "http"
+        host = headers.get("host") or "localhost"
+        root = (scope.get("root_path") or "").rstrip("/")
+        return f"{scheme}://{host}{root}{endpoint}"
+
+    def _endpoint_resource(self, scope: Scope, headers: Headers) -> str:
+        path = local_path(scope)
+        return self.resource(scope, headers, "" if path in ("", "/") else path)
+
+    async def metadata(self, scope: Scope, headers: Headers, method: str, send: ASGISend) -> None:
+        """Serve the Protected Resource Metadata (at the well-known path or its path-suffixed form)."""
+        if method not in ("GET", "HEAD"):
+            raise Reject(405, INVALID_REQUEST, f"Method Not Allowed: {method}")
+        registry = self.registry
+        tool_scopes = [
+            name for entry in registry.list_tools() for name in getattr(registry.get(entry["name"]), "scopes", ())
+        ]
+        suffix = local_path(scope)[len(WELL_KNOWN) :]
+        document = self.settings.metadata(self.resource(scope, headers, suffix or self.path), tool_scopes)
+        await send_json(send, 200, document, [(b"access-control-allow-origin", b"*")])
+
+    async def authorize(self, scope: Scope, headers: Headers) -> None:
+        """401 without a valid bearer token, 403 without the scopes every request needs; otherwise the
+        principal is bound to this request."""
+        settings = self.settings
+        principal = await settings.authenticate(headers.get("authorization"))
+        required = settings.required_scopes
+        if principal is None:
+            error = None if headers.get("authorization") is None else "invalid_token"
+            value = challenge(self._endpoint_resource(scope, headers), error=error, scopes=required)
+            raise Reject(
+                401,
+                INVALID_REQUEST,
+                "Unauthorized: a valid bearer token is required",
+                headers=[(b"www-authenticate", value)],
+            )
+        if not principal.has_scopes(required):
+            raise self.insufficient(scope, headers, required, None)
+        bind_principal(principal)
+
+    def insufficient(self, scope: Scope, headers: Headers, needed: Iterable[str], request_id: Any) -> Reject:
+        wanted = list(dict.fromkeys([*self.settings.required_scopes, *needed]))
+        value = challenge(self._endpoint_resource(scope, headers), error="insufficient_scope", scopes=wanted)
+        return Reject(
+            403,
+            INVALID_REQUEST,
+            f"Forbidden: insufficient scope (needs {' '.join(wanted)})",
+            request_id,
+            headers=[(b"www-authenticate", value)],
+        )
+
+    def check_tool_scopes(self, scope: Scope, headers: Headers, message: dict[str, Any]) -> None:
+        """403 insufficient_scope for a call to a tool whose scopes the caller lacks."""
+        if message.get("method") != "tools/call":
+            return
+        params = message.get("params")
+        name = params.get("name") if type(params) is dict else None
+        tool = self.registry.get(name) if type(name) is str else None
+        if tool is not None and missing_scopes(tool):
+            raise self.insufficient(scope, headers, tool.scopes, message["id"])
