@@ -374,3 +374,201 @@ def test_official_client_with_a_bearer_token_lists_and_calls(served_with_token: 
             assert result.content[0].text == "Oslo: sunny, 21°C, for the next 1 day(s)"
 
     asyncio.run(asyncio.wait_for(go(), 60))
+
+
+# -- the official client's OAuth flow against a small authorization server on loopback -------------------
+
+
+class _AuthorizationServer:
+    """Just enough of an OAuth 2.1 authorization server for the SDK's client: RFC 8414 metadata, dynamic client
+    registration (RFC 7591), the authorization-code grant with PKCE (the user "approves" in the client's
+    redirect handler) and JWT access tokens whose audience is the resource the client asked for (RFC 8707)."""
+
+    def __init__(self, key: Any) -> None:
+        import base64
+        import hashlib
+        import json
+        import secrets
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import parse_qs
+
+        self.codes: dict[str, dict[str, str]] = {}
+        self.tokens_issued = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _json(self, status: int, document: dict[str, Any]) -> None:
+                body = json.dumps(document).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                if self.path.startswith("/.well-known/oauth-authorization-server"):
+                    self._json(
+                        200,
+                        {
+                            "issuer": outer.issuer,
+                            "authorization_endpoint": f"{outer.issuer}/authorize",
+                            "token_endpoint": f"{outer.issuer}/token",
+                            "registration_endpoint": f"{outer.issuer}/register",
+                            "response_types_supported": ["code"],
+                            "grant_types_supported": ["authorization_code"],
+                            "code_challenge_methods_supported": ["S256"],
+                            "token_endpoint_auth_methods_supported": ["none"],
+                        },
+                    )
+                else:
+                    self._json(404, {"error": "not_found"})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", "0"))
+                raw = self.rfile.read(length).decode()
+                if self.path == "/register":
+                    document = json.loads(raw)
+                    self._json(
+                        201,
+                        {
+                            **document,
+                            "client_id": "client-" + secrets.token_hex(4),
+                            "token_endpoint_auth_method": "none",
+                        },
+                    )
+                    return
+                if self.path == "/token":
+                    form = {k: v[0] for k, v in parse_qs(raw).items()}
+                    grant = outer.codes.pop(form.get("code", ""), None)
+                    verifier = form.get("code_verifier", "").encode()
+                    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).rstrip(b"=").decode()
+                    if grant is None or challenge != grant["challenge"]:
+                        self._json(400, {"error": "invalid_grant"})
+                        return
+                    now = int(time.time())
+                    claims = {
+                        "iss": outer.issuer,
+                        "aud": grant["resource"],
+                        "sub": "oauth-user",
+                        "exp": now + 300,
+                        "iat": now,
+                        "scope": grant["scope"],
+                        "client_id": grant["client_id"],
+                    }
+                    outer.tokens_issued += 1
+                    token = jwt.encode(claims, key, algorithm="RS256")
+                    self._json(
+                        200, {"access_token": token, "token_type": "Bearer", "expires_in": 300, "scope": grant["scope"]}
+                    )
+                    return
+                self._json(404, {"error": "not_found"})
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.issuer = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def approve(self, authorization_url: str) -> tuple[str, str]:
+        """The user consents: a code for the request in ``authorization_url``; (code, state)."""
+        import secrets
+        from urllib.parse import parse_qs, urlsplit
+
+        query = {k: v[0] for k, v in parse_qs(urlsplit(authorization_url).query).items()}
+        code = secrets.token_urlsafe(16)
+        self.codes[code] = {
+            "challenge": query["code_challenge"],
+            "resource": query.get("resource", ""),
+            "scope": query.get("scope", "mcp"),
+            "client_id": query["client_id"],
+        }
+        return code, query["state"]
+
+
+def test_official_oauth_client_against_a_loopback_authorization_server(rsa_key: Any) -> None:
+    uvicorn = pytest.importorskip("uvicorn")
+    pytest.importorskip("mcp")
+    from mcp import Client
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+    from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata, OAuthToken
+    from pydantic import AnyUrl
+
+    authority = _AuthorizationServer(rsa_key)
+    authority.thread.start()
+    port = _free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    verifier = JWTVerifier(issuer=authority.issuer, audience=resource, key=rsa_key.public_key())
+    settings = AuthSettings(verifier, resource=resource, authorization_servers=[authority.issuer])
+    server = uvicorn.Server(
+        uvicorn.Config(
+            StreamableHTTPApp(scoped_registry(), auth=settings), host="127.0.0.1", port=port, log_level="warning"
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+
+    class Memory:
+        def __init__(self) -> None:
+            self.tokens: OAuthToken | None = None
+            self.client: Any = None
+
+        async def get_tokens(self) -> OAuthToken | None:
+            return self.tokens
+
+        async def set_tokens(self, tokens: OAuthToken) -> None:
+            self.tokens = tokens
+
+        async def get_client_info(self) -> Any:
+            return self.client
+
+        async def set_client_info(self, client_info: Any) -> None:
+            self.client = client_info
+
+    approved: list[tuple[str, str]] = []
+
+    async def redirect(url: str) -> None:
+        approved.append(authority.approve(url))
+
+    async def callback() -> AuthorizationCodeResult:
+        code, state = approved[-1]
+        return AuthorizationCodeResult(code=code, state=state)
+
+    provider = OAuthClientProvider(
+        server_url=resource,
+        client_metadata=OAuthClientMetadata(
+            redirect_uris=[AnyUrl("http://127.0.0.1:9/callback")],
+            client_name="mcptools-test",
+            grant_types=["authorization_code"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",
+            scope="mcp admin",
+        ),
+        storage=Memory(),
+        redirect_handler=redirect,
+        callback_handler=callback,
+    )
+
+    async def go() -> None:
+        http = create_mcp_http_client(auth=provider)
+        async with http, Client(streamable_http_client(resource, http_client=http), mode="auto") as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            assert names == ["echo", "reset", "whoami"]
+            who: Any = await client.call_tool("whoami", {})
+            # The client asks for the scopes the metadata publishes (scopes_supported: the tools' "admin").
+            assert who.content[0].text.startswith("oauth-user ['admin'] client-")
+
+    try:
+        deadline = time.monotonic() + 15
+        while not server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.05)
+        asyncio.run(asyncio.wait_for(go(), 60))
+        assert authority.tokens_issued == 1 and len(approved) == 1
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        authority.server.shutdown()
+        authority.server.server_close()
