@@ -27,6 +27,7 @@ from mcptools._schema import Param
 from mcptools._validation import Validator
 from mcptools._validation import compile_schema
 from mcptools._validation import validate
+from mcptools import auth  # the public submodule of bearer-token authorization (Principal, verifiers)
 
 __all__ = [
     "AudioContent",
@@ -46,6 +47,7 @@ __all__ = [
     "ToolError",
     "ToolRegistry",
     "Validator",
+    "auth",
     "call_tool",
     "compile_schema",
     "serve_stdio",
