@@ -572,3 +572,12 @@ def test_official_oauth_client_against_a_loopback_authorization_server(rsa_key: 
         thread.join(timeout=10)
         authority.server.shutdown()
         authority.server.server_close()
+
+
+def test_a_hostile_host_cannot_break_out_of_the_challenge_when_the_host_check_is_off() -> None:
+    app = StreamableHTTPApp(scoped_registry(), allowed_hosts=["*"], auth=AuthSettings(Tokens(TOKENS)))
+    reply = run(call(app, body=request("tools/list"), headers={"host": 'evil", error="x'}))
+    assert reply.status == 401
+    assert reply.headers["www-authenticate"] == (
+        'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"'
+    )

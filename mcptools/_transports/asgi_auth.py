@@ -40,6 +40,8 @@ class HTTPAuth:
             return self.settings.resource
         scheme = "https" if scope.get("scheme") == "https" else "http"
         host = headers.get("host") or "localhost"
+        if not all(0x21 <= ord(c) <= 0x7E and c not in '"\\' for c in host):
+            host = "localhost"  # only with the Host check off: nothing may break out of the quoted challenge
         root = (scope.get("root_path") or "").rstrip("/")
         return f"{scheme}://{host}{root}{endpoint}"
 

@@ -243,6 +243,10 @@ def write_results(rows: dict[tuple[str, str], Row], args: argparse.Namespace, sk
         "Equal footing: official, fastmcp and `mcptools` all run uvicorn's standard stack (asyncio, h11);",
         "`mcptools-fast` is the same `mcptools serve` command on uvloop + httptools (extra `http-fast`).",
         "",
+        "A row marked `(N failed)` had N requests that were not answered 2xx or timed out (wrk's 2 s): wrk leaves",
+        "timed-out requests out of its latency figures, so such a row's p50/p99 look better than its clients saw.",
+        "The machine may be shared: compare ratios within one run, not figures across runs.",
+        "",
     ]
     for mode in MODES:
         title = "2026-07-28 stateless POSTs" if mode == "stateless" else "a 2025-11-25 session"
