@@ -112,9 +112,12 @@ def _wait_listening(port: int, process: subprocess.Popen[bytes] | None = None) -
             time.sleep(0.05)
 
 
-@pytest.fixture(scope="module")
-def guarded_server() -> Iterator[int]:
-    """``mcptools serve`` with short deadlines: headers 2 s, body 2 s, keep-alive 1 s."""
+@pytest.fixture(scope="module", params=["standard", "fast"])
+def guarded_server(request: pytest.FixtureRequest) -> Iterator[int]:
+    """``mcptools serve`` with short deadlines (headers 2 s, body 2 s, keep-alive 1 s), on both stacks."""
+    if request.param == "fast":
+        pytest.importorskip("uvloop")
+        pytest.importorskip("httptools")
     port = _free_port()
     process = subprocess.Popen(
         [
@@ -132,6 +135,8 @@ def guarded_server() -> Iterator[int]:
             "2",
             "--timeout-keep-alive",
             "1",
+            "--stack",
+            request.param,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
