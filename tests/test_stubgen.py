@@ -207,7 +207,7 @@ def test_objects_that_cannot_be_closed_say_so(tmp_module_dir: Path) -> None:
                 },
             },
             {"name": "anything", "inputSchema": {"type": "object", "additionalProperties": True}},
-            {"name": "nothing", "inputSchema": {"type": "object"}},
+            {"name": "nothing", "inputSchema": {"type": "object", "additionalProperties": False}},
         ],
         source="test",
     )
@@ -217,6 +217,33 @@ def test_objects_that_cannot_be_closed_say_so(tmp_module_dir: Path) -> None:
     assert module.AnythingArguments == dict[str, Any]
     assert "def anything(self, /, **arguments: Any) -> _R:" in text
     assert "def nothing(self, /, **arguments: Unpack[NothingArguments]) -> _R:" in text
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {},
+        {"type": "object"},
+        {"type": "object", "properties": {}},
+        {"description": "GitLab's tools send no more than this.", "$schema": "http://json-schema.org/draft-07/schema#"},
+    ],
+    ids=repr,
+)
+def test_arguments_that_accept_anything_take_any_keyword(schema: dict[str, Any], tmp_module_dir: Path) -> None:
+    # An empty TypedDict here would make every call with an argument a type error, though the tool takes any.
+    text = generate_stubs([{"name": "search", "inputSchema": schema}], source="test")
+    module = load(text, tmp_module_dir)
+    assert module.SearchArguments == dict[str, Any]
+    assert "def search(self, /, **arguments: Any) -> _R:" in text
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    class Session:
+        def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+            calls.append((name, arguments))
+            return "done"
+
+    assert module.TypedClient(Session()).search(project_id="42", labels=["bug"], page=None) == "done"
+    assert calls == [("search", {"project_id": "42", "labels": ["bug"], "page": None})]
 
 
 def test_pattern_properties_beside_properties_are_noted_once(tmp_module_dir: Path) -> None:

@@ -34,7 +34,10 @@ TOOLS = [
             "required": ["temperature"],
         },
     },
-    {"name": "ping", "inputSchema": {"type": "object"}},
+    {"name": "ping", "inputSchema": {"type": "object", "additionalProperties": False}},
+    # Schemas that accept any arguments (GitLab's reference server sends the first): any keyword, any type.
+    {"name": "anything", "inputSchema": {}},
+    {"name": "open_object", "inputSchema": {"type": "object"}},
     {
         "name": "odd",
         "inputSchema": {
@@ -84,6 +87,9 @@ client.weather(**arguments)
 odd: OddArguments = {"from": "x", "a-b": 1}
 client.odd(**odd)
 client.kv(a=1, b=2)
+assert_type(client.anything(), dict[str, Any])
+client.anything(project_id="42", page=2, labels=["bug"], confidential=None)
+client.open_object(query={"nested": [1, "two"]}, self=object())
 client.kv(self=1)
 client.self_test(self=1, arguments="x")
 
@@ -132,7 +138,7 @@ async def forecast(session: ClientSession) -> None:
 _ERROR = re.compile(r"^(?P<file>[\w.]+):(?P<line>\d+): error: .*\[(?P<code>[\w-]+)\]$")
 
 
-def _mypy_errors(tmp_path: Path, client: str) -> tuple[set[tuple[int, str]], set[tuple[int, str]], str]:
+def _mypy_errors(tmp_path: Path, cache: Path, client: str) -> tuple[set[tuple[int, str]], set[tuple[int, str]], str]:
     """Run mypy --strict once on a generated stub and ``client``: (expected, found) errors and the output."""
     (tmp_path / "weather_stub.py").write_text(generate_stubs(TOOLS, source="typing test"))
     (tmp_path / "client.py").write_text(client)
@@ -153,7 +159,7 @@ def _mypy_errors(tmp_path: Path, client: str) -> tuple[set[tuple[int, str]], set
             "--python-version",
             "3.10",
             "--cache-dir",
-            str(tmp_path / ".mypy_cache"),
+            str(cache),
             "--show-error-codes",
             "--no-error-summary",
             "--no-pretty",
@@ -174,14 +180,14 @@ def _mypy_errors(tmp_path: Path, client: str) -> tuple[set[tuple[int, str]], set
     return expected, found, output
 
 
-def test_mypy_accepts_right_calls_and_rejects_wrong_ones(tmp_path: Path) -> None:
-    expected, found, output = _mypy_errors(tmp_path, CLIENT)
+def test_mypy_accepts_right_calls_and_rejects_wrong_ones(tmp_path: Path, mypy_cache_dir: Path) -> None:
+    expected, found, output = _mypy_errors(tmp_path, mypy_cache_dir, CLIENT)
     assert len(expected) == 15
     assert found == expected, output
 
 
-def test_async_client_types_the_mcp_sdk_session(tmp_path: Path) -> None:
+def test_async_client_types_the_mcp_sdk_session(tmp_path: Path, mypy_cache_dir: Path) -> None:
     # The official SDK's ClientSession fits AsyncToolSession: its call_tool is a coroutine taking (name, arguments).
     pytest.importorskip("mcp")
-    expected, found, output = _mypy_errors(tmp_path, MCP_CLIENT)
+    expected, found, output = _mypy_errors(tmp_path, mypy_cache_dir, MCP_CLIENT)
     assert found == expected == {(13, "arg-type")}, output

@@ -289,16 +289,24 @@ class SchemaTranslator:
     def root(self, schema: object, name: str, *, arguments: bool) -> RootType:
         """A tool's ``inputSchema`` (``arguments=True``) or ``outputSchema`` as ``name`` (allocated by the caller).
 
-        An arguments object without properties and without ``additionalProperties`` becomes an empty
-        TypedDict, so a facade method for it takes no keyword: for arguments an unlisted name is a mistake far
-        more often than a use of JSON Schema's open default.
+        Arguments follow what the schema accepts. ``additionalProperties: false`` and no properties: an
+        empty TypedDict, so the facade method takes no keyword. No properties and other keys open (``{}``,
+        ``{"type": "object"}``): ``dict[str, Any]``, so the method takes ``**arguments: Any`` (an empty
+        TypedDict there would make every call with an argument a type error, though the tool takes any).
+        Listed properties: a TypedDict whatever ``additionalProperties`` says, so a misspelt name is caught;
+        keys beyond the listed ones go through the client's untyped ``call_tool(name, arguments)``.
         """
         named = Name(name, generated=True)
         document = _Document(schema)
         document.named[""] = named
-        if isinstance(schema, Mapping) and arguments and self._is_closed_empty_object(schema):
-            self._object(schema, document, name, claim=name)
-            return RootType(name, "typed")
+        if isinstance(schema, Mapping) and arguments:
+            if self._is_closed_empty_object(schema):
+                self._object(schema, document, name, claim=name)
+                return RootType(name, "typed")
+            if not _inferred_types(schema) and not any(key in schema for key in _TYPE_INFO_KEYWORDS):
+                # A tool's arguments are always an object (MCP's inputSchema), so a schema that constrains
+                # nothing accepts any object, not any JSON value.
+                schema = {**schema, "type": "object"}
         translated, notes = self.translate(schema, document, name, claim=name)
         if name in self._classes:
             return RootType(name, "typed")
@@ -318,7 +326,7 @@ class SchemaTranslator:
             _inferred_types(schema) in ([], ["object"])
             and not schema.get("properties")
             and "patternProperties" not in schema
-            and schema.get("additionalProperties", False) is False
+            and schema.get("additionalProperties", True) is False
             and not any(key in schema for key in ("$ref", "anyOf", "oneOf", "allOf", "enum", "const"))
         )
 
