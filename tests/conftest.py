@@ -7,7 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis_support import load_profile
 from stubgen_support import forget_loaded_modules
+
+# Before any test module is imported: their ``@settings`` read the profile when they are defined.
+load_profile()
 
 
 @pytest.fixture
@@ -16,3 +20,10 @@ def tmp_module_dir(tmp_path: Path) -> Iterator[Path]:
     the test."""
     yield tmp_path
     forget_loaded_modules()
+
+
+@pytest.fixture(scope="session")
+def mypy_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One mypy cache for every mypy run of a session (of an xdist worker: workers never share one), so only
+    the first run pays for analysing the standard library and typing_extensions."""
+    return tmp_path_factory.mktemp("mypy-cache")

@@ -12,6 +12,7 @@ import pytest
 from derive_support import Color, Level, Pair, Point
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 from typing_extensions import NotRequired
 
 from mcptools._convert import build_converter
@@ -149,7 +150,7 @@ ROUND_TRIP_TYPES: list[Any] = [
 
 
 @pytest.mark.parametrize("annotation", ROUND_TRIP_TYPES, ids=repr)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=scaled(40), deadline=None)
 @given(data=st.data())
 def test_python_value_to_json_validates_and_converts_back(annotation: Any, data: st.DataObject) -> None:
     node = HintReader().read(annotation)
@@ -198,7 +199,7 @@ def _grow(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 annotations = st.recursive(st.sampled_from(LEAVES), _grow, max_leaves=6)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=scaled(150), deadline=None)
 @given(annotation=annotations, data=st.data())
 def test_random_type_trees_round_trip(annotation: Any, data: st.DataObject) -> None:
     def tool(x: Any) -> None:

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 
 from mcptools import ToolRegistry, call_tool, validate
 
@@ -44,7 +45,7 @@ def build_registry(seen: list[dict[str, Any]]) -> ToolRegistry:
     return registry
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(argument_objects)
 def test_registry_calls_the_tool_only_with_valid_arguments(arguments: dict[str, Any]) -> None:
     seen: list[dict[str, Any]] = []
@@ -68,7 +69,7 @@ def test_registry_calls_the_tool_only_with_valid_arguments(arguments: dict[str, 
         assert call["units"] in ("c", "f")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(argument_objects)
 def test_bare_call_tool_calls_only_with_valid_arguments(arguments: dict[str, Any]) -> None:
     seen: list[dict[str, Any]] = []

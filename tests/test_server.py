@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 
 from mcptools import ToolRegistry
 
@@ -138,7 +139,7 @@ def envelopes() -> st.SearchStrategy[Any]:
     return message | json_values
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=scaled(400), deadline=None)
 @given(envelopes())
 def test_handle_never_raises_and_always_answers_requests(message: Any) -> None:
     registry = ToolRegistry("fuzz")

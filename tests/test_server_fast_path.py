@@ -11,6 +11,7 @@ from typing import Any, TypedDict
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 
 from mcptools import ToolError, ToolRegistry
 from mcptools._protocol.engine import engine_for
@@ -69,7 +70,7 @@ metas = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(
     name=st.sampled_from(["text", "structured", "number", "refuses", "crashes", "missing"]),
     args=arguments,

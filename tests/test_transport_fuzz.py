@@ -10,6 +10,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 
 from mcptools import ToolRegistry
 from mcptools._transports.asgi import StreamableHTTPApp
@@ -75,7 +76,7 @@ lines = st.lists(
 ).map(lambda parts: b"\n".join(p.replace(b"\n", b" ") for p in parts) + b"\n")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines)
 def test_arbitrary_stdio_input(data: bytes) -> None:
     calls: list[Any] = []
@@ -91,7 +92,7 @@ def test_arbitrary_stdio_input(data: bytes) -> None:
     assert all(type(n) is int for n in calls)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deep_bodies, st.sampled_from(["2026-07-28", None]))
 def test_deep_nesting_over_http_is_a_client_error(body: bytes, version: str | None) -> None:
     calls: list[Any] = []
@@ -139,7 +140,7 @@ header_names = st.sampled_from(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(["POST", "GET", "DELETE", "PATCH"]),
     st.binary(max_size=200) | near_messages.map(lambda m: json.dumps(m).encode()),
@@ -205,7 +206,7 @@ def _check_response(message: Any) -> None:
         assert message["error"]["code"] in (-32600, -32601, -32602, -32022)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batch_lines)
 def test_arbitrary_batches_on_a_2025_03_26_session(batches: list[bytes]) -> None:
     calls: list[Any] = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 import pytest
@@ -314,11 +313,25 @@ def test_cache_sees_a_schema_mutated_in_place() -> None:
 
 
 def test_cache_is_keyed_by_value_when_ids_are_reused() -> None:
+    # A schema without cycles is freed by reference counting at ``del`` (no gc.collect needed), so were the cache
+    # not holding it, the next dict could take its id.
     for kind in ["string", "integer", "boolean", "null"] * 10:
         schema = {"type": kind}
         assert validate(None, schema) == ([] if kind == "null" else [f"value must be {kind}"])
         del schema
-        gc.collect()
+
+
+def test_an_entry_for_another_object_with_the_same_id_is_not_used() -> None:
+    from mcptools._validation import cache
+
+    schema = {"type": "integer"}
+    stale = {"type": "integer"}
+    # What a reused id looks like to the cache: an entry under this id whose object is another, equal one.
+    cache._by_identity[id(schema)] = (stale, {"type": "integer"}, checker_for({"type": "string"}))
+    try:
+        assert validate("x", schema) == ["value must be integer"]
+    finally:
+        cache._by_identity.pop(id(schema), None)
 
 
 def test_cache_is_bounded() -> None:

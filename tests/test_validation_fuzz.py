@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 
 from mcptools._validation import compile_schema
 from mcptools._validation.reference import ReferenceValidator
@@ -117,7 +118,7 @@ def check_agreement(schema: Any, instance: Any) -> None:
     assert all(isinstance(error, str) and error for error in errors)
 
 
-FUZZ = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=scaled(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ
@@ -132,7 +133,7 @@ def test_compiled_agrees_with_reference_through_refs(body: Any, definition: Any,
     check_agreement(with_reference(body, definition), instance)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=scaled(200), deadline=None)
 @given(json_values)
 def test_recursive_schema_agrees(instance: Any) -> None:
     tree = {
@@ -206,7 +207,7 @@ def test_generated_errors_path_and_collectors_say_the_same(schema: Any, instance
 WIDE_NAMES = [f"p{i}" for i in range(40)]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(leaf_schemas, min_size=40, max_size=40),
     st.lists(st.sampled_from(WIDE_NAMES), max_size=4, unique=True),

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 
 from mcptools import SchemaError
 from mcptools._validation import compile_schema
@@ -199,7 +200,7 @@ _PATTERNS = st.tuples(
 _TEXTS = st.text(alphabet="ab! ", max_size=10)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=scaled(400), deadline=None)
 @given(_PATTERNS, st.lists(_TEXTS, min_size=1, max_size=6))
 def test_nfa_agrees_with_re(pattern: str, texts: list[str]) -> None:
     source = translate_pattern(pattern, "#")
@@ -233,7 +234,7 @@ def _holds_choice(items: Any) -> bool:
     return False
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(_PATTERNS)
 def test_nested_repeats_never_reach_re(pattern: str) -> None:
     source = translate_pattern(pattern, "#")
