@@ -23,6 +23,11 @@ import time
 from pathlib import Path
 from typing import Final
 
+try:
+    import fcntl
+except ImportError:  # Windows: no lock, so run the legs one at a time there
+    fcntl = None  # type: ignore[assignment]
+
 SUITE_PACKAGE: Final = "@modelcontextprotocol/conformance"
 SUITE_VERSION: Final = os.environ.get("MCP_CONFORMANCE_VERSION", "0.2.0-alpha.12")
 LEGS: Final = ("2025-11-25", "2026-07-28")
@@ -41,8 +46,19 @@ def cache_dir() -> Path:
 
 
 def install_suite() -> Path:
-    """The suite's entry script, installing the pinned package on first use."""
+    """The suite's entry script, installing the pinned package on first use.
+
+    Runs started together (pytest-xdist workers) take turns: two npm installs into one folder break each other.
+    """
     home = cache_dir()
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / ".install.lock").open("a") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install_suite(home)
+
+
+def _install_suite(home: Path) -> Path:
     package = home / "node_modules" / "@modelcontextprotocol" / "conformance"
     manifest = package / "package.json"
     if not manifest.is_file() or f'"version": "{SUITE_VERSION}"' not in manifest.read_text("utf-8"):
