@@ -213,6 +213,9 @@ def test_objects_that_cannot_be_closed_say_so(tmp_module_dir: Path) -> None:
     )
     module = load(text, tmp_module_dir)
     assert 'additionalProperties: {"type": "integer"} (other keys are not typed)' in text
+    # Listed keys stay typed (a misspelt one is caught); the docs say where the others go.
+    assert hints(module, "OpenArguments") == {"a": NotRequired[str]}
+    assert 'pass those with ``call_tool("open", arguments)``' in " ".join(module.TypedClient.open.__doc__.split())
     assert hints(module, "NothingArguments") == {}
     assert module.AnythingArguments == dict[str, Any]
     assert "def anything(self, /, **arguments: Any) -> _R:" in text

@@ -298,6 +298,11 @@ def _method_doc(tool: _Tool, classes: Mapping[str, ClassDef]) -> str:
             "Some argument names are not Python identifiers: build the arguments as a "
             f"{tool.arguments.name} and pass them as ``**arguments``."
         )
+    if argument_class is not None and argument_class.open and argument_class.fields:
+        parts.append(
+            "The tool also takes keys it does not list: pass those with "
+            f"``call_tool({json_text(tool.name)}, arguments)``."
+        )
     documented = [item for item in argument_class.fields if item.doc] if argument_class is not None else []
     if documented:
         entries = []

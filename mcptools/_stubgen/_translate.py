@@ -105,6 +105,9 @@ class ClassDef:
     name: str
     doc: str
     fields: list[FieldDef]
+    # Whether the schema says other keys are allowed too (``additionalProperties`` true or a schema): a
+    # TypedDict cannot say so (PEP 728's ``extra_items`` is not in mypy yet), so the docs do.
+    open: bool = False
 
 
 @final
@@ -562,12 +565,13 @@ class SchemaTranslator:
         # patternProperties gets its own note just below (what it means for the class), not the bare keyword too.
         notes = _notes(schema, frozenset({"patternProperties"})) + self._ignored_compositions(schema)
         extra = schema.get("additionalProperties")
-        if "additionalProperties" in schema and extra is not False:
+        open_keys = "additionalProperties" in schema and extra is not False
+        if open_keys:
             notes.append(f"additionalProperties: {json_text(extra)} (other keys are not typed)")
         if "patternProperties" in schema:
             notes.append(f"patternProperties: {json_text(schema['patternProperties'])} (other keys are not typed)")
         description = schema.get("description") or schema.get("title")
-        self.definitions.append(ClassDef(name, _doc(description, notes), fields))
+        self.definitions.append(ClassDef(name, _doc(description, notes), fields, open=open_keys))
         self._classes.add(name)
         return named
 
