@@ -2,12 +2,13 @@
 
 Define tools with ``@registry.tool`` (or mark them with ``@tool`` and ``registry.add`` them later); the input
 schema comes from the type hints and docstring, arguments are validated by a compiled JSON Schema checker before
-the function runs, and ``registry.handle(message)`` answers JSON-RPC.
+the function runs, and ``registry.handle(message)`` answers JSON-RPC. Every exception mcptools raises on purpose
+derives from ``MCPToolsError`` (the tree is drawn in ``mcptools._errors``).
 """
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from mcptools._call import call_tool
+from mcptools._pipeline import call_tool
 from mcptools._content import AudioContent
 from mcptools._content import EmbeddedResource
 from mcptools._content import ImageContent
@@ -16,6 +17,9 @@ from mcptools._content import TextContent
 from mcptools._context import Context
 from mcptools._context import ElicitResult
 from mcptools._context import InputRequest
+from mcptools._errors import ClientRequestError
+from mcptools._errors import MCPToolsError
+from mcptools._errors import ProtocolError
 from mcptools._errors import SchemaError
 from mcptools._errors import ToolDefinitionError
 from mcptools._errors import ToolError
@@ -31,12 +35,15 @@ from mcptools import auth  # the public submodule of bearer-token authorization 
 
 __all__ = [
     "AudioContent",
+    "ClientRequestError",
     "Context",
     "ElicitResult",
     "EmbeddedResource",
     "ImageContent",
     "InputRequest",
+    "MCPToolsError",
     "Param",
+    "ProtocolError",
     "ResourceLink",
     "SchemaError",
     "StreamableHTTPApp",
@@ -55,18 +62,32 @@ __all__ = [
     "validate",
 ]
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    # The installed distribution's metadata is the one place the version is written (pyproject.toml); a
+    # source tree that was never installed has none. Read on first use: importlib.metadata costs more to
+    # import than half of mcptools.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcptools")
+    except PackageNotFoundError:
+        return "0.0.0+unknown"
 
 # The transports pull in asyncio, sockets and ssl; a tool module that only defines tools should not pay for
 # them at import, so they load on first use (PEP 562).
 _LAZY = frozenset({"StreamableHTTPApp", "serve_stdio"})
 
 if _TYPE_CHECKING:
+    __version__: str
     from mcptools._transports import StreamableHTTPApp
     from mcptools._transports import serve_stdio
 
 
 def __getattr__(name: str) -> object:
+    if name == "__version__":
+        found = globals()["__version__"] = _version()
+        return found
     if name in _LAZY:
         from mcptools import _transports
 
@@ -77,4 +98,4 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_LAZY, "__version__"})

@@ -20,9 +20,10 @@ from typing import Any, Final, Literal, final
 
 from typing_extensions import NotRequired, TypedDict
 
-from ._protocol.errors import InputRequired, ProtocolError
+from ._errors import InputRequired, ProtocolError
+from ._jsonrpc import INTERNAL_ERROR
 from ._protocol.revisions import LOG_LEVELS, MISSING_CLIENT_CAPABILITY, level_allows
-from ._protocol.session import Send, Session
+from ._protocol.session import Send, Session, discard
 from .auth import Principal, current_principal
 
 __all__ = ["Context", "ElicitResult", "InputRequest", "LogLevel"]
@@ -49,10 +50,6 @@ class ElicitResult(TypedDict):
 
     action: Literal["accept", "decline", "cancel"]
     content: NotRequired[dict[str, Any]]
-
-
-async def _discard(message: dict[str, Any]) -> None:
-    return None
 
 
 @final
@@ -93,7 +90,7 @@ class Context:
     ) -> None:
         self.request_id = request_id
         self._session = session
-        self._send: Send = send if send is not None else _discard
+        self._send: Send = send if send is not None else discard
         self._progress_token = progress_token
         self._log_level = log_level
         self.client_capabilities: Mapping[str, Any] = client_capabilities if client_capabilities is not None else {}
@@ -255,7 +252,7 @@ class Context:
             self._asked.update(answers)
             return answers
         if self._session is None:
-            raise ProtocolError(-32603, "this transport cannot carry requests to the client")
+            raise ProtocolError(INTERNAL_ERROR, "this transport cannot carry requests to the client")
         session = self._session
         import asyncio  # lazily: asyncio is most of mcptools' import time
 

@@ -1,29 +1,90 @@
-"""The SDK's error vocabulary.
+"""The SDK's error vocabulary: one base class, and every exception the package raises on purpose under it.
+
+    MCPToolsError                   catch this to catch anything mcptools raises deliberately
+    ├── ToolDefinitionError         (also a TypeError) a tool cannot be defined as written; raised at decoration
+    ├── SchemaError                 (also a ValueError) a JSON Schema is not valid; raised when it is compiled
+    ├── ToolError                   raised BY a tool: its message goes to the model as an isError result
+    ├── ProtocolError               answer the request with this JSON-RPC error instead of a result
+    ├── ClientRequestError          the client answered a Context request (elicit, sample, roots) with an error
+    └── TargetError                 (``mcptools._target``) a command-line TARGET names no registry
 
 Definition-time problems (a tool or a schema that can never work) raise at decoration or compile time, so the
 developer sees them before any client does. Call-time problems become JSON-RPC errors or ``isError`` results in
-one place (``_call.py``) and never escape ``handle``.
+one place (``_pipeline.py``) and never escape ``handle``. ``ProtocolError`` and ``ClientRequestError`` are what a
+tool taking a ``Context`` can meet: the first ends the request with a JSON-RPC error (a missing client
+capability, -32021), the second is the client's own error answer to a question the tool asked.
+
+Not in the tree on purpose: ``InputRequired`` (below) is control flow, a ``BaseException`` like
+``CancelledError``, so that a tool's ``except Exception`` cannot swallow it.
 """
 
 from __future__ import annotations
 
-__all__ = ["SchemaError", "ToolDefinitionError", "ToolError"]
+from typing import Any
+
+__all__ = [
+    "ClientRequestError",
+    "InputRequired",
+    "MCPToolsError",
+    "ProtocolError",
+    "SchemaError",
+    "ToolDefinitionError",
+    "ToolError",
+]
 
 
-class ToolDefinitionError(TypeError):
+class MCPToolsError(Exception):
+    """The base of every exception mcptools raises on purpose."""
+
+
+class ToolDefinitionError(MCPToolsError, TypeError):
     """A tool cannot be defined as written: raised at decoration or registration, never at call time.
 
     The message names the function, the parameter when there is one, and the fix.
     """
 
 
-class SchemaError(ValueError):
+class SchemaError(MCPToolsError, ValueError):
     """A JSON Schema is not valid: raised when it is compiled, naming the keyword and its location."""
 
 
-class ToolError(Exception):
+class ToolError(MCPToolsError):
     """Raised by a tool to tell the model something: the message is shown to it as is, with ``isError: true``.
 
     Any other exception is logged with its traceback and the model only learns which tool failed and the
     exception's class, so internals never leak to the client.
     """
+
+
+class ProtocolError(MCPToolsError):
+    """Answer the request with this JSON-RPC error (``code``, ``message``, optional ``data``) instead of a
+    result. Raised by ``Context`` when the client lacks a capability a question needs; a tool may let it pass."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class ClientRequestError(MCPToolsError):
+    """The client answered a server-to-client request with a JSON-RPC error (or the session ended first)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class InputRequired(BaseException):
+    """A 2026-07-28 tool needs answers from the client: end this round with an ``input_required`` result.
+
+    Raised by ``Context`` and caught by the call path, never seen by the client as an error; the tool runs
+    again from the top once the client retries with ``inputResponses``. A ``BaseException``, like
+    ``CancelledError``, so that a tool's ``except Exception`` around its own work cannot swallow it.
+    """
+
+    def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
+        super().__init__(f"input required: {', '.join(requests)}")
+        self.requests = requests

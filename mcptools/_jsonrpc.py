@@ -1,7 +1,7 @@
 """The JSON-RPC 2.0 envelope: what a message is, and the shape of every response.
 
-Every error response the SDK sends is built here, so codes and shapes cannot drift between the registry, the
-bare ``call_tool`` and the transports.
+Every error response the SDK sends is built here, and every JSON-RPC and MCP error code is named here, so codes
+and shapes cannot drift between the registry, the bare ``call_tool`` and the transports.
 """
 
 from __future__ import annotations
@@ -9,11 +9,15 @@ from __future__ import annotations
 from typing import Any, Final, Literal, TypeAlias
 
 __all__ = [
+    "HEADER_MISMATCH",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
+    "MISSING_CLIENT_CAPABILITY",
     "PARSE_ERROR",
+    "SERVER_BUSY",
+    "SESSION_NOT_FOUND",
     "UNSUPPORTED_PROTOCOL_VERSION",
     "MessageKind",
     "RequestId",
@@ -28,8 +32,13 @@ INVALID_REQUEST: Final = -32600
 METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
-# MCP 2026-07-28: the request's protocol version is not one this server speaks.
-UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+# The implementation-defined server-error range (-32000 to -32099), as MCP's transports use it.
+SERVER_BUSY: Final = -32000  # Streamable HTTP: no room for another session
+SESSION_NOT_FOUND: Final = -32001  # Streamable HTTP: unknown or terminated Mcp-Session-Id
+# MCP 2026-07-28's codes.
+HEADER_MISMATCH: Final = -32020  # an Mcp-* header disagrees with the body
+MISSING_CLIENT_CAPABILITY: Final = -32021  # the server needs a capability the client did not declare
+UNSUPPORTED_PROTOCOL_VERSION: Final = -32022  # the request's revision is not one this server speaks
 
 RequestId: TypeAlias = str | int
 MessageKind: TypeAlias = Literal["request", "notification", "response", "invalid"]

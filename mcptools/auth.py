@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, final, runtime_checkable
 
 if TYPE_CHECKING:
-    from ._registry import Tool
+    from ._tool import Tool
 
 __all__ = [
     "AuthSettings",

@@ -5,7 +5,10 @@ from __future__ import annotations
 import mcptools
 
 EXPECTED = [
+    "ClientRequestError",
+    "MCPToolsError",
     "Param",
+    "ProtocolError",
     "SchemaError",
     "Tool",
     "ToolAnnotations",
@@ -52,3 +55,26 @@ def test_importing_mcptools_does_not_import_the_transports() -> None:
     code = "import sys, mcptools; print(sorted(m for m in sys.modules if m.startswith('mcptools._transports')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "[]"
+
+
+def test_every_public_exception_derives_from_the_one_base() -> None:
+    from mcptools._target import TargetError
+
+    errors = [getattr(mcptools, name) for name in mcptools.__all__ if name.endswith("Error")]
+    assert len(errors) >= 6
+    for error in [*errors, TargetError]:
+        assert issubclass(error, mcptools.MCPToolsError), error
+    # Still what the standard library's idioms expect of the two definition-time errors.
+    assert issubclass(mcptools.ToolDefinitionError, TypeError)
+    assert issubclass(mcptools.SchemaError, ValueError)
+
+
+def test_version_comes_from_the_package_metadata_without_costing_the_import() -> None:
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    assert mcptools.__version__ == version("mcptools")
+    code = "import sys, mcptools; print('importlib.metadata' in sys.modules); print(mcptools.__version__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.split() == ["False", version("mcptools")]

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from mcptools._cli import load_registry
 from mcptools._stubgen import StubgenError, fetch_tools, generate_stubs, stubgen_main
+from mcptools._target import load_registry
 from mcptools._transports import create_app
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,8 +24,8 @@ mcp = pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
-from mcptools._cli import load_registry  # noqa: E402
 from mcptools._stubgen import generate_stubs  # noqa: E402
+from mcptools._target import load_registry  # noqa: E402
 
 REGISTRY = textwrap.dedent(
     '''

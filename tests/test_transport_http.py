@@ -150,7 +150,8 @@ def test_nesting_within_the_limit_reaches_the_tool_and_gets_a_clean_answer(app: 
 def test_serve_allows_the_address_it_listens_on_and_refuses_bad_allow_host_entries(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from mcptools._transports import _allowed_hosts, serve_main
+    from mcptools._cli import main
+    from mcptools._serve import _allowed_hosts
 
     assert _allowed_hosts(["mcp.example.com"], "192.168.1.5") == [
         "localhost",
@@ -163,7 +164,7 @@ def test_serve_allows_the_address_it_listens_on_and_refuses_bad_allow_host_entri
     assert _allowed_hosts(None, "::") == ["localhost", "127.0.0.1", "[::1]"]
     target = tmp_path / "tools.py"
     target.write_text("from mcptools import ToolRegistry\nregistry = ToolRegistry('t')\n")
-    assert serve_main([str(target), "--http", "--allow-host", "http://"]) == 2
+    assert main(["serve", str(target), "--http", "--allow-host", "http://"]) == 2
     assert "--allow-host" in capsys.readouterr().err
 
 

@@ -24,7 +24,7 @@ uvicorn = pytest.importorskip("uvicorn")
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
-from mcptools._cli import load_registry  # noqa: E402
+from mcptools._target import load_registry  # noqa: E402
 from mcptools._transports import create_app  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "everything_server.py"

@@ -280,7 +280,7 @@ def test_patterns_follow_ecma_262() -> None:
 
 def test_hints_are_opt_in() -> None:
     assert validate({"locaton": "Paris"}, WEATHER)[-1] == "unexpected property 'locaton'"
-    hinted = compile_schema(WEATHER, hints=True)
+    hinted = compile_schema(WEATHER, suggest_names=True)
     assert hinted.errors({"locaton": "Paris"}) == [
         "missing required property 'location'",
         "unexpected property 'locaton' (did you mean 'location'?)",
@@ -290,7 +290,7 @@ def test_hints_are_opt_in() -> None:
 
 def test_hints_in_nested_objects_and_with_other_keywords() -> None:
     schema = {"type": "object", "properties": {"units": {"type": "string"}}, "additionalProperties": False}
-    hinted = compile_schema({"type": "object", "properties": {"w": schema}, "allOf": [{}]}, hints=True)
+    hinted = compile_schema({"type": "object", "properties": {"w": schema}, "allOf": [{}]}, suggest_names=True)
     assert hinted.errors({"w": {"unit": "c"}}) == ["unexpected property 'w.unit' (did you mean 'units'?)"]
 
 
@@ -450,9 +450,9 @@ def test_const_matchers_are_not_shared_between_different_values() -> None:
 
 def test_checker_for_options_are_cached_apart() -> None:
     plain = checker_for(WEATHER)
-    hinted = checker_for(WEATHER, hints=True)
+    hinted = checker_for(WEATHER, suggest_names=True)
     assert hinted is not plain
-    assert checker_for(WEATHER, hints=True) is hinted
+    assert checker_for(WEATHER, suggest_names=True) is hinted
     assert hinted.errors({"location": "x", "unit": "c"}) == ["unexpected property 'unit' (did you mean 'units'?)"]
     assert plain.errors({"location": "x", "unit": "c"}) == ["unexpected property 'unit'"]
     dated = checker_for({"format": "date"}, format_assertion=True)
@@ -475,7 +475,7 @@ def test_public_types() -> None:
 def test_non_string_keys_from_python_callers_are_named_not_crashed_on() -> None:
     closed = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}
     assert validate({1: "x"}, closed) == ["unexpected property '1'"]
-    assert compile_schema(closed, hints=True).errors({1: "x"}) == ["unexpected property '1'"]
+    assert compile_schema(closed, suggest_names=True).errors({1: "x"}) == ["unexpected property '1'"]
     merged = {"allOf": [{}], "patternProperties": {"^1": {"type": "string"}}, "additionalProperties": False}
     assert compile_schema(merged).errors({1: 2, 3: 4}) == ["property '1' must be string", "unexpected property '3'"]
     assert not compile_schema({"patternProperties": {"^1": {"type": "string"}}}).is_valid({1: 2})

@@ -13,9 +13,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_support import scaled
+from reference_validator import ReferenceValidator
 
 from mcptools._validation import compile_schema
-from mcptools._validation.reference import ReferenceValidator
 
 NAMES = ["a", "b", "c"]
 TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"]

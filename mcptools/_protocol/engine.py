@@ -4,6 +4,10 @@ Which generation a request speaks is read from the request itself: one that name
 ``_meta["io.modelcontextprotocol/protocolVersion"]`` is a 2026-07-28 request and is served statelessly; an
 ``initialize`` (or any request on a session it opened) is a 2025 one. Transports create the ``Session`` and
 the ``send`` function that puts messages on the request's stream; nothing here knows about stdio or HTTP.
+
+The engine owns the protocol (routing, sessions, revisions, Context, cancellation, input-required rounds);
+what happens to one ``tools/call`` (preparing, running, building the result) is ``mcptools._pipeline``'s. The
+registry owns one engine (``registry.engine``) and is seen here only through ``ToolSource``.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final, final
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
-from .._call import failure_result, invalid_arguments_result, run_coroutine
 from .._context import Context
+from .._errors import InputRequired, ProtocolError
 from .._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -26,17 +31,26 @@ from .._jsonrpc import (
     error_response,
     result_response,
 )
+from .._pipeline import (
+    Prepared,
+    failure_result,
+    invoke,
+    prepare_call,
+    run_coroutine,
+    run_inline,
+)
+from .._pipeline import finish as finish_call
 from ..auth import auth_enforced, visible
-from .errors import InputRequired, ProtocolError
 from .request_rules import (
     INVALID_REQUEST_TEXT,
     LEGACY_METHODS,
     LENIENT_METHODS,
     STATELESS_METHODS,
     check_request_meta,
+    plain_meta,
     refuse_batch,
 )
-from .results import ResultBuilder, downgrade_for_oldest
+from .results import downgrade_for_oldest
 from .revisions import (
     LOG_LEVELS,
     META_CLIENT_CAPABILITIES,
@@ -48,13 +62,13 @@ from .revisions import (
     negotiate,
     supported_versions,
 )
-from .session import Send, Session
+from .session import Send, Session, discard
 from .state import StateSealer, arguments_digest
 
 if TYPE_CHECKING:
-    from .._registry import Tool, ToolRegistry
+    from .._tool import Tool
 
-__all__ = ["Engine", "engine_for"]
+__all__ = ["Engine", "ToolSource", "internal_error"]
 
 logger = logging.getLogger("mcptools")
 
@@ -64,26 +78,41 @@ _CURSOR_PURPOSE: Final = "tools/list"
 _OLDEST: Final = "2025-03-26"
 
 
+class ToolSource(Protocol):
+    """What the engine needs from a registry; a protocol, so this module never imports the registry."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def instructions(self) -> str | None: ...
+    @property
+    def expose_errors(self) -> bool: ...
+    def get(self, name: str) -> Tool | None: ...
+    def list_tools(self) -> list[dict[str, Any]]: ...
+
+
+def internal_error(message: object) -> Response:
+    """The one answer to a bug of ours while handling ``message``: logged with its traceback, never sent."""
+    logger.exception("mcptools: internal error while handling a message")
+    return error_response(echo_id(message), INTERNAL_ERROR, "Internal error")
+
+
 @final
+@dataclass(slots=True)
 class _Call:
     """What the engine knows about one request while it runs."""
 
-    __slots__ = ("capabilities", "legacy", "log_level", "meta", "progress_token", "request_id")
+    request_id: RequestId
+    meta: dict[str, Any]
+    legacy: bool
+    capabilities: dict[str, Any]
+    log_level: str | None
+    progress_token: str | int | None = field(init=False)
 
-    def __init__(
-        self,
-        request_id: RequestId,
-        meta: dict[str, Any],
-        legacy: bool,
-        capabilities: dict[str, Any],
-        log_level: str | None,
-    ) -> None:
-        self.request_id = request_id
-        self.meta = meta
-        self.legacy = legacy
-        self.capabilities = capabilities
-        self.log_level = log_level
-        token = meta.get("progressToken")
+    def __post_init__(self) -> None:
+        token = self.meta.get("progressToken")
         self.progress_token = token if type(token) in (str, int) else None
 
 
@@ -91,11 +120,11 @@ class _Call:
 class Engine:
     """Serves one registry over either protocol generation; transports call ``handle`` for every message."""
 
-    __slots__ = ("cache_scope", "list_ttl_ms", "page_size", "registry", "results", "sealer")
+    __slots__ = ("cache_scope", "list_ttl_ms", "page_size", "registry", "sealer")
 
     def __init__(
         self,
-        registry: ToolRegistry,
+        registry: ToolSource,
         *,
         sealer: StateSealer | None = None,
         page_size: int = 100,
@@ -110,7 +139,6 @@ class Engine:
         # runtime).
         self.list_ttl_ms = list_ttl_ms
         self.cache_scope = cache_scope
-        self.results = ResultBuilder()
 
     # -- entry point -------------------------------------------------------------------------------------
 
@@ -123,13 +151,16 @@ class Engine:
         strict: bool = False,
         close_stream: Callable[[], Awaitable[None]] | None = None,
         modern_only: bool = False,
+        meta_checked: bool = False,
     ) -> Response | None:
         """Answer one message. ``None`` for notifications and responses. Never raises.
 
         ``strict`` refuses requests that lack the 2026-07-28 ``_meta`` (the HTTP transport's stateless mode);
         otherwise such a request without a session is served leniently as the current revision.
         ``modern_only`` says the transport opens no 2025 sessions, so the versions this server names (in
-        ``server/discover`` and in -32022 errors) are the stateless ones alone.
+        ``server/discover`` and in -32022 errors) are the stateless ones alone. ``meta_checked`` says the front
+        end already held a request's ``_meta`` to ``check_request_meta`` (HTTP must, to compare its headers), so
+        the engine does not do it twice.
         """
         try:
             kind = classify(message)
@@ -147,10 +178,9 @@ class Engine:
             if kind == "notification":
                 self._notification(message, session)
                 return None
-            return await self._request(message, session, send, strict, close_stream, modern_only)
+            return await self._request(message, session, send, strict, close_stream, modern_only, meta_checked)
         except Exception:
-            logger.exception("mcptools: internal error while handling a message")
-            return error_response(echo_id(message), INTERNAL_ERROR, "Internal error")
+            return internal_error(message)
 
     async def handle_batch(
         self,
@@ -195,7 +225,12 @@ class Engine:
         # nothing.
 
     def _route(
-        self, message: dict[str, Any], session: Session, strict: bool, modern_only: bool = False
+        self,
+        message: dict[str, Any],
+        session: Session,
+        strict: bool,
+        modern_only: bool = False,
+        meta_checked: bool = False,
     ) -> tuple[_Call, str, dict[str, Any]] | Response:
         """Which generation and method table a request belongs to; a dict return is the answer already."""
         request_id: RequestId = message["id"]
@@ -226,7 +261,7 @@ class Engine:
         elif method == "initialize" and not names_revision:
             return self._initialize(request_id, params, session)
         elif names_revision or strict:
-            problem = check_request_meta(params)
+            problem = None if meta_checked else check_request_meta(params)
             if problem is not None:
                 return error_response(request_id, problem.code, problem.message, problem.data)
             assert type(meta) is dict
@@ -276,8 +311,9 @@ class Engine:
         strict: bool,
         close_stream: Callable[[], Awaitable[None]] | None,
         modern_only: bool = False,
+        meta_checked: bool = False,
     ) -> Response | None:
-        routed = self._route(message, session, strict, modern_only)
+        routed = self._route(message, session, strict, modern_only, meta_checked)
         if isinstance(routed, dict):
             return routed
         call, method, params = routed
@@ -293,10 +329,11 @@ class Engine:
         return self._respond(call, result, session)
 
     def handle_sync(self, message: object) -> Response | None:
-        """``handle`` without a transport or an event loop, for ``registry.handle``.
+        """``handle`` without a transport or an event loop, for ``registry.handle``. Never raises.
 
-        Everything but calls to async tools and tools that take a ``Context`` is answered right here; those
-        few run on an event loop of their own. No session: notifications and responses change nothing.
+        The message is classified and the call prepared here, once; a sync tool then runs inline, and only a
+        tool that is async or takes a ``Context`` gets an event loop of its own for ``_run``. No session:
+        notifications and responses change nothing.
         """
         try:
             kind = classify(message)
@@ -305,6 +342,36 @@ class Engine:
             if kind != "request":
                 return None
             assert isinstance(message, dict)
+            params = message.get("params")
+            if (
+                type(params) is dict
+                and message["method"] == "tools/call"
+                and "requestState" not in params
+                and "inputResponses" not in params
+                and ("_meta" not in params or plain_meta(params["_meta"]))
+            ):
+                # The shorter road for the commonest message: a call with no earlier rounds that names no
+                # revision, or names one we serve in a well-formed _meta, would only be routed to a method
+                # table that has tools/call. Same preparation and run as below.
+                request_id = message["id"]
+                expose_errors = self.registry.expose_errors
+                try:
+                    prepared = prepare_call(params, self.registry.get, expose_errors=expose_errors)
+                except ProtocolError as problem:
+                    return error_response(request_id, problem.code, problem.message, problem.data)
+                if isinstance(prepared, dict):
+                    return result_response(request_id, prepared)
+                tool = prepared[0]
+                if tool.is_async or tool.context_param is not None:
+                    meta = params.get("_meta")
+                    call = (
+                        _Call(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], None)
+                        if type(meta) is dict
+                        else _Call(request_id, {}, False, {}, None)
+                    )
+                    result = self._run_sync(call, prepared)
+                    return result_response(request_id, result) if result is not None else None
+                return result_response(request_id, run_inline(tool, prepared[2], expose_errors=expose_errors))
             # Only initialize writes to a session here (logging/setLevel needs one it opened): every other
             # request may share one that stays empty, which saves building a session per call.
             session = Session() if message["method"] == "initialize" else _SESSIONLESS
@@ -314,17 +381,28 @@ class Engine:
             call, method, params = routed
             try:
                 if method == "tools/call":
-                    result = self._tools_call_sync(call, params)
-                    if result is None:
-                        return run_coroutine(self.handle(message, Session(), _discard))
+                    prepared = self._prepare(call, params)
+                    if isinstance(prepared, dict):
+                        result = prepared
+                    else:
+                        ran = self._run_sync(call, prepared)
+                        if ran is None:
+                            return None  # cancelled: the protocol sends no response
+                        result = ran
                 else:
                     result = self._other_method(call, method, params, session)
             except ProtocolError as problem:
                 return error_response(call.request_id, problem.code, problem.message, problem.data)
             return self._respond(call, result, session)
         except Exception:
-            logger.exception("mcptools: internal error while handling a message")
-            return error_response(echo_id(message), INTERNAL_ERROR, "Internal error")
+            return internal_error(message)
+
+    def _run_sync(self, call: _Call, prepared: Prepared) -> dict[str, Any] | None:
+        """A prepared call run to its result from synchronous code: sync tools inline, the rest on a loop."""
+        tool = prepared[0]
+        if tool.is_async or tool.context_param is not None:
+            return run_coroutine(self._run(call, prepared, Session(), discard, None))
+        return run_inline(tool, prepared[2], expose_errors=self.registry.expose_errors)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -424,44 +502,16 @@ class Engine:
             answers.update(responses)
         return answers, replay
 
-    def _prepare(
-        self, call: _Call, params: dict[str, Any]
-    ) -> tuple[Tool, dict[str, Any], dict[str, Any], dict[str, Any] | None] | dict[str, Any]:
-        """Find the tool, check the sealed state and the arguments; a dict return is the result already."""
-        name = params.get("name")
-        if type(name) is not str:
-            raise ProtocolError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
-        tool = self.registry.get(name)
-        if tool is None or not visible(tool):
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        elif type(arguments) is not dict:
-            return invalid_arguments_result(["arguments must be an object"])
-        if call.legacy or ("requestState" not in params and "inputResponses" not in params):
-            answers: dict[str, Any] = {}
-            replay = None
-        else:
-            answers, replay = self._answers(call, params, name, arguments)
-        validator = tool.validator
-        if not validator.is_valid(arguments):
-            return invalid_arguments_result(validator.errors(arguments))
-        return tool, arguments, answers, replay
+    def _prepare(self, call: _Call, params: dict[str, Any]) -> Prepared | dict[str, Any]:
+        """The pipeline's ``prepare_call``, with this protocol's part (the sealed state of earlier rounds) as its
+        hook when the request carries rounds; a dict return is the result already."""
+        carried = None
+        if not call.legacy and ("requestState" in params or "inputResponses" in params):
 
-    def _tools_call_sync(self, call: _Call, params: dict[str, Any]) -> dict[str, Any] | None:
-        """A call to a plain sync tool, answered without an event loop; ``None`` when it needs one."""
-        prepared = self._prepare(call, params)
-        if isinstance(prepared, dict):
-            return prepared
-        tool, arguments, _answers, _replay = prepared
-        if tool.is_async or tool.context_param is not None:
-            return None
-        try:
-            kwargs = tool.convert(arguments) if tool.convert is not None else arguments
-            return self.results.build(tool, tool.fn(**kwargs))
-        except (Exception, SystemExit) as exc:
-            return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
+            def carried(name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+                return self._answers(call, params, name, arguments)
+
+        return prepare_call(params, self.registry.get, expose_errors=self.registry.expose_errors, carried=carried)
 
     async def _tools_call(
         self,
@@ -474,13 +524,20 @@ class Engine:
         prepared = self._prepare(call, params)
         if isinstance(prepared, dict):
             return prepared
-        tool, arguments, answers, replay = prepared
-        name = tool.name
+        return await self._run(call, prepared, session, send, close_stream)
+
+    async def _run(
+        self,
+        call: _Call,
+        prepared: Prepared,
+        session: Session,
+        send: Send,
+        close_stream: Callable[[], Awaitable[None]] | None,
+    ) -> dict[str, Any] | None:
+        """Run a prepared call on the event loop: the Context, cancellation and input-required rounds are the
+        protocol's; running the tool and building its result are the pipeline's."""
+        tool, arguments, kwargs, answers, replay = prepared
         context: Context | None = None
-        try:
-            kwargs = tool.convert(arguments) if tool.convert is not None else dict(arguments)
-        except Exception as exc:
-            return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
         if tool.context_param is not None:
             context = Context(
                 call.request_id,
@@ -497,7 +554,7 @@ class Engine:
             kwargs = {**kwargs, tool.context_param: context}
         import asyncio  # lazily: asyncio is most of mcptools' import time
 
-        task = asyncio.ensure_future(self._invoke(tool, kwargs))
+        task = asyncio.ensure_future(invoke(tool, kwargs))
         cancelled_by_client: list[bool] = []
 
         def on_cancel() -> None:
@@ -518,25 +575,14 @@ class Engine:
                 raise
             return None  # cancelled by the client: the protocol says no response is sent
         except InputRequired as needed:
-            return self._input_required(name, arguments, answers, needed, context)
+            return self._input_required(tool.name, arguments, answers, needed, context)
         except ProtocolError:
             raise
         except (Exception, SystemExit) as exc:
             return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
         finally:
             session.untrack(call.request_id)
-        try:
-            return self.build_result(tool, value)
-        except Exception as exc:
-            return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
-
-    async def _invoke(self, tool: Tool, kwargs: dict[str, Any]) -> Any:
-        if tool.is_async:
-            return await tool.fn(**kwargs)
-        # A sync tool may block (I/O, CPU): keep it off the event loop that serves the other requests.
-        import asyncio  # lazily: asyncio is most of mcptools' import time
-
-        return await asyncio.to_thread(tool.fn, **kwargs)
+        return finish_call(tool, value, expose_errors=self.registry.expose_errors)
 
     def _input_required(
         self,
@@ -552,25 +598,6 @@ class Engine:
         state = self.sealer.seal(document, purpose=_STATE_PURPOSE)
         return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
 
-    # -- results -----------------------------------------------------------------------------------------
-
-    def build_result(self, tool: Tool, value: Any) -> dict[str, Any]:
-        """The ``CallToolResult`` for what ``tool`` returned (see ``ResultBuilder.build``)."""
-        return self.results.build(tool, value)
-
-
-def engine_for(registry: ToolRegistry) -> Engine:
-    """The registry's engine, made on first use: one per registry, so registries never share state."""
-    engine: Engine | None = registry._engine
-    if engine is None:
-        engine = registry._engine = Engine(registry)
-    return engine
-
 
 # The session of requests that have none (``registry.handle``); never initialized, so never written to.
 _SESSIONLESS: Final = Session()
-
-
-async def _discard(message: dict[str, Any]) -> None:
-    # Without a transport there is no stream: progress and log notifications have nowhere to go.
-    return None

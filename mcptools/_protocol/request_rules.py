@@ -9,13 +9,22 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .._jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, error_response
-from .errors import ProtocolError
+from .._errors import ProtocolError
+from .._jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY,
+    PARSE_ERROR,
+    error_response,
+)
 from .revisions import (
     LOG_LEVELS,
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
+    STATELESS_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from .session import Session
@@ -27,6 +36,7 @@ __all__ = [
     "STATELESS_METHODS",
     "check_request_meta",
     "http_status_for",
+    "plain_meta",
     "refuse_batch",
 ]
 
@@ -70,6 +80,17 @@ def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
     return None
 
 
+def plain_meta(meta: object) -> bool:
+    """A 2026-07-28 ``_meta`` that ``check_request_meta`` passes and names a revision we serve, with no log
+    level to honour: routing it could only choose the stateless table, which serves tools/call."""
+    return (
+        type(meta) is dict
+        and meta.get(META_PROTOCOL_VERSION) in STATELESS_VERSIONS
+        and type(meta.get(META_CLIENT_CAPABILITIES)) is dict
+        and META_LOG_LEVEL not in meta
+    )
+
+
 def refuse_batch(messages: list[Any], session: Session) -> Response | None:
     """Why a JSON-RPC batch cannot be served on ``session``, as the single error response it gets; ``None``
     when it can (a session initialized at 2025-03-26, a non-empty batch, no ``initialize`` inside)."""
@@ -90,12 +111,12 @@ def refuse_batch(messages: list[Any], session: Session) -> Response | None:
 
 
 _HTTP_STATUS: Final = {
-    -32700: 400,
+    PARSE_ERROR: 400,
     INVALID_REQUEST: 400,
     METHOD_NOT_FOUND: 404,
     INVALID_PARAMS: 400,
-    -32020: 400,
-    -32021: 400,
+    HEADER_MISMATCH: 400,
+    MISSING_CLIENT_CAPABILITY: 400,
     UNSUPPORTED_PROTOCOL_VERSION: 400,
 }
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from .._jsonrpc import HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
+
 __all__ = [
     "HEADER_MISMATCH",
     "LATEST",
@@ -40,10 +42,6 @@ META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 
-# JSON-RPC codes that 2026-07-28 adds to the base set in ``_jsonrpc``.
-HEADER_MISMATCH: Final = -32020
-MISSING_CLIENT_CAPABILITY: Final = -32021
-UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 
 LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 _SEVERITY: Final = {name: rank for rank, name in enumerate(LOG_LEVELS)}

@@ -12,26 +12,23 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._jsonrpc import RequestId
+from .._errors import ClientRequestError
+from .._jsonrpc import INTERNAL_ERROR, RequestId
 
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["ClientRequestError", "Send", "Session"]
+__all__ = ["ClientRequestError", "Send", "Session", "discard"]
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
+
+async def discard(message: dict[str, Any]) -> None:
+    """The ``Send`` of a call with no stream to the client: progress and log notifications go nowhere."""
+    return None
+
+
 _DEFAULT_LOG_LEVEL: Final = "info"
-
-
-class ClientRequestError(Exception):
-    """The client answered a server-to-client request with a JSON-RPC error (or the session ended first)."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{message} (code {code})")
-        self.code = code
-        self.message = message
-        self.data = data
 
 
 @final
@@ -80,7 +77,7 @@ class Session:
     async def request(self, method: str, params: dict[str, Any], send: Send) -> dict[str, Any]:
         """Send a request to the client on ``send`` and wait for its answer (the result object)."""
         if self.closed:
-            raise ClientRequestError(-32603, "the session is closed")
+            raise ClientRequestError(INTERNAL_ERROR, "the session is closed")
         request_id = f"s-{next(self._ids)}"
         import asyncio  # lazily: asyncio is most of mcptools' import time
 
@@ -106,7 +103,7 @@ class Session:
             text = error.get("message") if type(error) is dict else None
             future.set_exception(
                 ClientRequestError(
-                    code if type(code) is int else -32603,
+                    code if type(code) is int else INTERNAL_ERROR,
                     text if type(text) is str else "the client returned an error",
                     error.get("data") if type(error) is dict else None,
                 )
@@ -140,7 +137,7 @@ class Session:
         self.closed = True
         for future in self._pending.values():
             if not future.done():
-                future.set_exception(ClientRequestError(-32603, "the session is closed"))
+                future.set_exception(ClientRequestError(INTERNAL_ERROR, "the session is closed"))
         if not cancel_running:
             return
         for task, on_cancel in list(self._running.values()):

@@ -176,7 +176,7 @@ def load_tools(target: str | None, url: str | None, headers: Mapping[str, str]) 
         except ValueError as exc:
             raise StubgenError(f"{target} is not JSON: {exc}") from None
         return tools_from_json(document, target)
-    from mcptools._cli import load_registry
+    from mcptools._target import load_registry
 
     return load_registry(target).list_tools()
 
@@ -262,8 +262,8 @@ def stubgen_main(argv: list[str]) -> int:
     )
     add_stubgen_arguments(parser)
     args = parser.parse_args(argv)
-    from mcptools._cli import TargetError
     from mcptools._errors import ToolDefinitionError
+    from mcptools._target import TargetError
 
     try:
         return run_stubgen(args)

@@ -29,8 +29,17 @@ import secrets
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, classify, echo_id
-from .._protocol.engine import Engine, engine_for
+from .._errors import ClientRequestError
+from .._jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    SERVER_BUSY,
+    SESSION_NOT_FOUND,
+    classify,
+    echo_id,
+)
+from .._protocol.engine import Engine
 from .._protocol.request_rules import check_request_meta, http_status_for, refuse_batch
 from .._protocol.revisions import (
     HEADER_MISMATCH,
@@ -39,7 +48,7 @@ from .._protocol.revisions import (
     UNSUPPORTED_PROTOCOL_VERSION,
     supported_versions,
 )
-from .._protocol.session import ClientRequestError, Send, Session
+from .._protocol.session import Send, Session, discard
 from .._protocol.wire import ParseFailure, decode_message, encode_message
 from ..auth import AuthSettings
 from .asgi_auth import HTTPAuth
@@ -113,7 +122,7 @@ class StreamableHTTPApp:
         engine: Engine | None = None,
         auth: AuthSettings | None = None,
     ) -> None:
-        self.engine = engine if engine is not None else engine_for(registry)
+        self.engine = engine if engine is not None else registry.engine
         self.path = path
         hosts = tuple(allowed_hosts) if allowed_hosts is not None else DEFAULT_ALLOWED_HOSTS
         # ``*`` switches the guard off, for servers behind a proxy that checks hosts itself.
@@ -124,7 +133,7 @@ class StreamableHTTPApp:
         self.max_sessions = max_sessions
         self.session_idle_seconds = session_idle_seconds
         self._sessions = SessionTable()
-        self.auth = HTTPAuth(auth, self.engine.registry, path) if auth is not None else None
+        self.auth = HTTPAuth(auth, registry, path) if auth is not None else None
         self._header_params: dict[str, tuple[object, dict[str, str]]] = {}
 
     # -- ASGI entry ------------------------------------------------------------------------------------
@@ -207,14 +216,14 @@ class StreamableHTTPApp:
             return None
         entry = self._sessions.touch(session_id.strip())
         if entry is None:
-            raise Reject(404, -32001, "Not Found: unknown or terminated session", request_id)
+            raise Reject(404, SESSION_NOT_FOUND, "Not Found: unknown or terminated session", request_id)
         return entry
 
     def _new_session(self, request_id: Any) -> HTTPSession:
         """O(1) amortised admission; a full table evicts its LRU idle session (see ``asgi_sessions``)."""
         entry = self._sessions.admit(self.max_sessions, self.session_idle_seconds)
         if entry is None:
-            raise Reject(503, -32000, "Service Unavailable: too many sessions with requests in flight", request_id)
+            raise Reject(503, SERVER_BUSY, "Service Unavailable: too many sessions with requests in flight", request_id)
         return entry
 
     # -- POST ------------------------------------------------------------------------------------------
@@ -257,7 +266,7 @@ class StreamableHTTPApp:
                 raise self._no_legacy(message, params)
             self._check_legacy_version(headers, message)
             entry = self._new_session(message["id"])
-            response = await self.engine.handle(message, entry.session, _no_stream)
+            response = await self.engine.handle(message, entry.session, discard)
             extra = [(b"mcp-session-id", entry.session.id.encode("ascii"))]
             await send_json(send, 200, response, extra)
             return
@@ -278,7 +287,7 @@ class StreamableHTTPApp:
         self._check_legacy_version(headers, None)
         if not any(classify(m) in ("request", "invalid") for m in messages):
             # Only notifications and responses: nothing is owed, and 2025-03-26 says 202 with no body.
-            await self.engine.handle_batch(messages, entry.session, _no_stream)
+            await self.engine.handle_batch(messages, entry.session, discard)
             await send_empty(send, 202)
             return
 
@@ -399,8 +408,9 @@ class StreamableHTTPApp:
         self, message: dict[str, Any], sse_ok: bool, json_ok: bool, send: ASGISend, receive: Receive
     ) -> None:
         if not self._can_stream(message):
+            # _check_stateless_headers held _meta to check_request_meta already: the engine need not again.
             response = await self.engine.handle(
-                message, Session(), _no_stream, strict=True, modern_only=self.stateless_only
+                message, Session(), discard, strict=True, modern_only=self.stateless_only, meta_checked=True
             )
             await send_json(send, http_status_for(response), response)
             return
@@ -414,7 +424,9 @@ class StreamableHTTPApp:
         async def run() -> None:
             try:
                 final.append(
-                    await self.engine.handle(message, Session(), emit, strict=True, modern_only=self.stateless_only)
+                    await self.engine.handle(
+                        message, Session(), emit, strict=True, modern_only=self.stateless_only, meta_checked=True
+                    )
                 )
             finally:
                 stream.finish()
@@ -440,7 +452,7 @@ class StreamableHTTPApp:
         self, entry: HTTPSession, message: dict[str, Any], kind: str, sse_ok: bool, send: ASGISend
     ) -> None:
         if kind != "request":
-            await self.engine.handle(message, entry.session, _no_stream)
+            await self.engine.handle(message, entry.session, discard)
             await send_empty(send, 202)
             return
         if not self._can_stream(message):
@@ -461,7 +473,7 @@ class StreamableHTTPApp:
         that ended, nothing is kept for a later ``Last-Event-ID``: the response went out in that write."""
         entry.in_flight += 1
         try:
-            response = await self.engine.handle(message, entry.session, _no_stream)
+            response = await self.engine.handle(message, entry.session, discard)
         finally:
             entry.in_flight -= 1
         text = encode_message(response) if response is not None else None
@@ -496,7 +508,9 @@ class StreamableHTTPApp:
         async def emit(outgoing: dict[str, Any]) -> None:
             if not sse_ok and "id" in outgoing and "method" in outgoing:
                 # A plain JSON answer has no room for our questions: fail them rather than wait forever.
-                raise ClientRequestError(-32603, "the client takes no event stream, so it cannot be asked anything")
+                raise ClientRequestError(
+                    INTERNAL_ERROR, "the client takes no event stream, so it cannot be asked anything"
+                )
             stream.push(outgoing)
 
         async def close_stream() -> None:
@@ -591,8 +605,6 @@ def _supports_priming(version: str | None) -> bool:
     return version is not None and version >= "2025-11-25"
 
 
-async def _no_stream(message: dict[str, Any]) -> None:
-    return None
 
 
 def create_app(registry: ToolRegistry, **options: Any) -> StreamableHTTPApp:

@@ -12,7 +12,8 @@ import itertools
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, final
 
-from .._protocol.engine import Engine, engine_for
+from .._jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
+from .._protocol.engine import Engine
 from .._protocol.revisions import (
     LATEST,
     LEGACY,
@@ -45,7 +46,7 @@ class MemoryClient:
         on_request: OnRequest | None = None,
         engine: Engine | None = None,
     ) -> None:
-        self.engine = engine if engine is not None else engine_for(registry)
+        self.engine = engine if engine is not None else registry.engine
         self.capabilities = dict(capabilities) if capabilities is not None else {}
         self.on_request = on_request
         self.session = Session()
@@ -62,7 +63,7 @@ class MemoryClient:
             reply: dict[str, Any] = {
                 "jsonrpc": "2.0",
                 "id": message["id"],
-                "error": {"code": -32601, "message": "no handler"},
+                "error": {"code": METHOD_NOT_FOUND, "message": "no handler"},
             }
         else:
             try:
@@ -72,7 +73,7 @@ class MemoryClient:
                 reply = {
                     "jsonrpc": "2.0",
                     "id": message["id"],
-                    "error": {"code": -32603, "message": str(exc)},
+                    "error": {"code": INTERNAL_ERROR, "message": str(exc)},
                 }
         # Answer after the current send returns, as a real client would over the wire.
         asyncio.get_running_loop().call_soon(self._deliver, reply)

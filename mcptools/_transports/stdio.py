@@ -24,7 +24,7 @@ import sys
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from .._jsonrpc import PARSE_ERROR, error_response
-from .._protocol.engine import Engine, engine_for
+from .._protocol.engine import Engine
 from .._protocol.session import Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
 
@@ -60,7 +60,7 @@ async def serve_stdio_async(
     engine: Engine | None = None,
 ) -> None:
     """Serve ``registry`` on the given binary streams (the process's own by default) until end of input."""
-    engine = engine if engine is not None else engine_for(registry)
+    engine = engine if engine is not None else registry.engine
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
     loop = asyncio.get_running_loop()

@@ -31,14 +31,14 @@ def validate(arguments: Any, schema: Any) -> list[str]:
     return _remember(schema).errors(arguments)
 
 
-def checker_for(schema: Any, *, hints: bool = False, format_assertion: bool = False) -> Validator:
+def checker_for(schema: Any, *, suggest_names: bool = False, format_assertion: bool = False) -> Validator:
     """The compiled ``Validator`` for ``schema``, from the same cache as ``validate``.
 
-    ``hints`` and ``format_assertion`` are ``compile_schema``'s options; each combination is cached apart.
+    ``suggest_names`` and ``format_assertion`` are ``compile_schema``'s options; each combination is cached apart.
     Compile once at registration and keep the ``Validator``: a call then costs nothing but the checks.
     """
-    if hints or format_assertion:
-        return _remember(schema, (hints, format_assertion))
+    if suggest_names or format_assertion:
+        return _remember(schema, (suggest_names, format_assertion))
     entry = _by_identity.get(id(schema))
     if entry is not None and entry[0] is schema and entry[1] == schema:
         return entry[2]
@@ -50,7 +50,7 @@ def _remember(schema: Any, options: tuple[bool, bool] = (False, False)) -> Valid
     key = _canonical(snapshot) + repr(options)
     validator = _by_value.get(key)
     if validator is None:
-        validator = compile_schema(snapshot, hints=options[0], format_assertion=options[1])
+        validator = compile_schema(snapshot, suggest_names=options[0], format_assertion=options[1])
         _evict_oldest(_by_value)
         _by_value[key] = validator
     if options == (False, False):

@@ -70,13 +70,13 @@ def compile_schema(
     schema: Any,
     *,
     format_assertion: bool = False,
-    hints: bool = False,
+    suggest_names: bool = False,
     resources: Mapping[str, Any] | None = None,
 ) -> Validator:
     """Compile ``schema`` (a draft 2020-12 JSON Schema) into a ``Validator``.
 
     ``format_assertion`` makes ``format`` reject strings not in date-time, date, time, email, uri, uuid, ipv4,
-    ipv6 or hostname format (by default it is an annotation, as the dialect says). ``hints`` adds
+    ipv6 or hostname format (by default it is an annotation, as the dialect says). ``suggest_names`` adds
     `` (did you mean 'x'?)`` to ``unexpected property`` errors when a declared name is close; off by default
     because the contract's strings are exact. ``resources`` maps URIs to schema documents that ``$ref`` may
     use; nothing is ever fetched. A draft-07 schema (its ``$schema`` says so) is first rewritten to its 2020-12
@@ -100,9 +100,9 @@ def compile_schema(
     refuse_reference_cycles(specs, own)
     try:
         try:
-            validator = _build(original, root, specs, hints=hints, dynamic=False)
+            validator = _build(original, root, specs, hints=suggest_names, dynamic=False)
         except NeedsDynamicScope:
-            validator = _build(original, root, specs, hints=hints, dynamic=True)
+            validator = _build(original, root, specs, hints=suggest_names, dynamic=True)
         recursive = is_recursive(specs, root)
         compares = not recursive and compares_whole_values(specs, root)
     except RecursionError:

@@ -15,7 +15,7 @@ format 'date-time'``, ``must have at least 1 item``, ``must not contain duplicat
 match exactly one of: A, B`` ... (subschemas in words: see ``describe``; a failed union reports the branch the
 value was meant for: see ``choice``). Fixed shapes: ``missing required property '<path>'``, ``missing property
 '<path>' (required when '<path>' is present)``, ``unexpected property '<path>'`` / ``unexpected item '<path>'``
-(plus `` (did you mean '<name>'?)`` only with ``hints=True``), ``value nests too deeply to validate`` (more than
+(plus `` (did you mean '<name>'?)`` only with ``suggest_names=True``), ``value nests too deeply to validate`` (more than
 256 levels under a recursive schema), and a last ``... and N more errors`` when there are over 100 lines.
 
 At most one error per location (the instance, or a property or item at any depth): a wrong type, enum or const

@@ -12,10 +12,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from mcptools._json import is_json_type, json_equal
-
-from .regex import compile_pattern
-from .resolve import DEFAULT_BASE, Index, Located
-from .values import is_multiple_of
+from mcptools._validation.regex import compile_pattern
+from mcptools._validation.resolve import DEFAULT_BASE, Index, Located
+from mcptools._validation.values import is_multiple_of
 
 __all__ = ["ReferenceValidator"]
 
