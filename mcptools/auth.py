@@ -30,10 +30,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Protocol, final, runtime_checkable
-
-if TYPE_CHECKING:
-    from ._tool import Tool
+from typing import Any, Final, Protocol, final, runtime_checkable
 
 __all__ = [
     "AuthSettings",
@@ -95,7 +92,15 @@ def auth_enforced() -> bool:
     return _ENFORCED.get()
 
 
-def missing_scopes(tool: Tool) -> tuple[str, ...]:
+class Scoped(Protocol):
+    """What scope checks need of a tool; a protocol, so this module imports no tool module (``_context`` imports
+    this one, and tools are derived with ``_context`` in view: importing ``_tool`` here would close a cycle)."""
+
+    @property
+    def scopes(self) -> tuple[str, ...]: ...
+
+
+def missing_scopes(tool: Scoped) -> tuple[str, ...]:
     """The scopes ``tool`` requires that the current caller lacks; empty when it may see and call it."""
     needed: tuple[str, ...] = getattr(tool, "scopes", ())
     if not needed or not _ENFORCED.get():
@@ -105,7 +110,7 @@ def missing_scopes(tool: Tool) -> tuple[str, ...]:
     return tuple(scope for scope in needed if scope not in held)
 
 
-def visible(tool: Tool | None) -> bool:
+def visible(tool: Scoped | None) -> bool:
     return tool is not None and not missing_scopes(tool)
 
 
