@@ -1,4 +1,4 @@
-"""Message details: empty property names, JSON spelling of const, propertyNames: false."""
+"""Message details: empty and dotted property names, JSON spelling of const, propertyNames: false."""
 
 from __future__ import annotations
 
@@ -36,6 +36,65 @@ def test_an_empty_property_name_is_spelt_not_confused_with_its_parent(
     wrap: Any, schema: Any, value: Any, expected: list[str]
 ) -> None:
     assert compile_schema(wrap(schema)).errors(value) == expected
+
+
+NESTED = {"user.age": {"type": "integer"}, "user": {"properties": {"age": {"type": "integer"}}}}
+SORT = {"properties": {"sort": {"properties": NESTED}}}
+
+
+@pytest.mark.parametrize("wrap", PATHS, ids=["generated", "collector"])
+@pytest.mark.parametrize(
+    ("schema", "value", "expected"),
+    [
+        # A dotted key and two nested keys must not read the same.
+        (SORT, {"sort": {"user.age": "x"}}, ["property 'sort[\"user.age\"]' must be integer"]),
+        (SORT, {"sort": {"user": {"age": "x"}}}, ["property 'sort.user.age' must be integer"]),
+        (
+            {"properties": {"a": {"additionalProperties": {"type": "integer"}}}},
+            {"a": {"b[0]": "x", "it's": "y", "c]": "z"}},
+            [
+                "property 'a[\"b[0]\"]' must be integer",
+                "property 'a[\"it's\"]' must be integer",
+                "property 'a[\"c]\"]' must be integer",
+            ],
+        ),
+        (
+            {"additionalProperties": {"properties": {"n": {"type": "integer"}}}},
+            {"a.b": {"n": "x"}},
+            ["property '[\"a.b\"].n' must be integer"],
+        ),
+        (
+            {"properties": {"w": {"required": ["x.y"]}}},
+            {"w": {}},
+            ["missing required property 'w[\"x.y\"]'"],
+        ),
+        (
+            {"properties": {"w": {"properties": {"a": {}}, "additionalProperties": False}}},
+            {"w": {"q.r": 1}},
+            ["unexpected property 'w[\"q.r\"]'"],
+        ),
+        ({"items": {"properties": {"a.b": {"type": "string"}}}}, [{"a.b": 1}], ["item '[0][\"a.b\"]' must be string"]),
+        # One name alone is the contract's '<name>', whatever it holds.
+        ({"properties": {"user.age": {"type": "integer"}}}, {"user.age": "x"}, ["property 'user.age' must be integer"]),
+        ({"additionalProperties": {"type": "integer"}}, {"it's": "x"}, ["property 'it's' must be integer"]),
+        ({"required": ["a.b"]}, {}, ["missing required property 'a.b'"]),
+        ({"properties": {"a": {}}, "additionalProperties": False}, {"a[0]": 1}, ["unexpected property 'a[0]'"]),
+    ],
+)
+def test_a_name_holding_path_punctuation_is_bracketed_below_the_top(
+    wrap: Any, schema: Any, value: Any, expected: list[str]
+) -> None:
+    assert compile_schema(wrap(schema)).errors(value) == expected
+
+
+def test_a_dispatched_object_brackets_odd_names_too() -> None:
+    # Over ten properties the generated path dispatches through a table instead of an if-chain.
+    properties: dict[str, Any] = {f"p{i}": {"type": "integer"} for i in range(12)}
+    properties["user.age"] = {"properties": {"n": {"type": "integer"}}}
+    schema = {"properties": {"sort": {"properties": properties}}}
+    assert compile_schema(schema).errors({"sort": {"user.age": {"n": "x"}}}) == [
+        "property 'sort[\"user.age\"].n' must be integer"
+    ]
 
 
 @pytest.mark.parametrize("wrap", PATHS, ids=["generated", "collector"])

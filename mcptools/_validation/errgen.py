@@ -19,7 +19,7 @@ from .choice import BranchChooser, Missing, TypeMismatch, WrongTag
 from .codegen import Generator, type_test, value_key
 from .describe import any_of_phrase, contains_phrase, json_text, negation_phrase, one_of_phrase
 from .keywords import Spec, SpecTable, any_reachable, node_key
-from .messages import closest_name, count_phrase, type_phrase
+from .messages import child_text, closest_name, count_phrase, name_segment, shown_path, type_phrase
 from .resolve import Located
 
 __all__ = ["ErrorGenerator", "is_simple"]
@@ -29,10 +29,12 @@ __all__ = ["ErrorGenerator", "is_simple"]
 _MAX_CHAIN = 10
 _MAX_INLINE_DEPTH = 6
 # Source templates over generated names only: the child location, the noun of a location, an item's location.
-# An empty property name is spelt ``[""]`` (``where[""]``), so it is never mistaken for its parent.
+# A name that is empty or holds ``.[]'`` is bracketed (``where[""]``, ``sort["user.age"]``: see ``messages``);
+# a declared name's segment is known here, so only names met at run time need ``CHILD``.
 _CHILD_PATH = '({0} + "." + {1} if {0} else {1})'
-_EMPTY_CHILD_PATH = """{0} + '[""]'"""
+_BRACKETED_CHILD_PATH = "{0} + {1}"
 _DYNAMIC_CHILD_PATH = """(({0} + "." + str({1}) if {0} else str({1})) if {1} != "" else {0} + '[""]')"""
+_RUNTIME_CHILD_PATH = "CHILD({0}, {1})"
 _NOUN = """("item '" if {0}[0] == "[" and {0}[1] != '"' else "property '")"""
 _ITEM_PATH = '{0} + "[" + str({1}) + "]"'
 
@@ -128,34 +130,26 @@ def is_simple(specs: SpecTable, root: Located) -> bool:
 # built by concatenation as the checks descend: cheaper than tuples rendered at the end.
 
 
-def _child(path: str, name: Any) -> str:
-    # JSON keys are strings; a Python caller's other keys are named as json.dumps would write them.
-    text = str(name)
-    if not text:
-        return path + '[""]'
-    return path + "." + text if path else text
-
-
 def _missing(path: str, name: str) -> str:
-    return "missing required property '" + _child(path, name) + "'"
+    return "missing required property '" + shown_path(child_text(path, name)) + "'"
 
 
 def _unexpected(path: str, name: Any) -> str:
-    return "unexpected property '" + _child(path, name) + "'"
+    return "unexpected property '" + shown_path(child_text(path, name)) + "'"
 
 
 def _subject(path: str) -> str:
     if not path:
         return "value"
-    return ("item '" if path[0] == "[" and path[1] != '"' else "property '") + path + "'"
+    return ("item '" if path[0] == "[" and path[1] != '"' else "property '") + shown_path(path) + "'"
 
 
 def _not_allowed(x: Any, path: str, out: list[str]) -> None:
     if not path:
         out.append("value is not allowed")
     else:
-        item = path.endswith("]") and not path.endswith('""]')
-        out.append(("unexpected item '" if item else "unexpected property '") + path + "'")
+        item = path.endswith("]") and not path.endswith('"]')
+        out.append(("unexpected item '" if item else "unexpected property '") + shown_path(path) + "'")
 
 
 def _nothing(x: Any, path: str, out: list[str]) -> None:
@@ -175,7 +169,7 @@ class ErrorGenerator:
         self._functions: dict[tuple[Any, ...], str] = {}
         self._queue: list[tuple[str, Located]] = []
         namespace = generator.namespace
-        namespace.update(SUBJ=_subject, MISSING=_missing, UNEXPECTED=_unexpected)
+        namespace.update(SUBJ=_subject, MISSING=_missing, UNEXPECTED=_unexpected, CHILD=child_text)
         namespace.update(NOT_ALLOWED=_not_allowed, NOTHING=_nothing)
 
     def function(self, node: Located) -> str:
@@ -382,8 +376,8 @@ class ErrorGenerator:
 
         def message(words: str) -> str:
             # At the root the whole message is a constant; deeper, the path is rendered.
-            whole = gen.constant(f"property '{_child('', name)}'" + gen.namespace[words], "W")
-            tail = gen.constant(("." + name if name else '[""]') + "'" + gen.namespace[words], "W")
+            whole = gen.constant(f"property '{shown_path(child_text('', name))}'" + gen.namespace[words], "W")
+            tail = gen.constant(name_segment(name) + "'" + gen.namespace[words], "W")
             noun = _NOUN.format(path)
             return f"{whole} if not {path} else {noun} + {path} + {tail}"
 
@@ -406,14 +400,20 @@ class ErrorGenerator:
         name_var, value = gen.temp("k"), gen.temp("v")
         out.append(f"{pad}for {name_var}, {value} in {var}.items():")
         inner = pad + "    "
-        dynamic_path = _DYNAMIC_CHILD_PATH.format(path, name_var)
+        # Declared names are known here: the bare expression serves unless one needs brackets.
+        plain = all(name and name_segment(name)[0] == "." for name, _ in spec.properties)
+        dynamic_path = (_DYNAMIC_CHILD_PATH if plain else _RUNTIME_CHILD_PATH).format(path, name_var)
         if len(spec.properties) <= _MAX_CHAIN:
             keyword = "if"
             for name, child in spec.properties:
                 key = gen.constant(name, "K")
                 out.append(f"{inner}{keyword} {name_var} == {key}:")
                 keyword = "elif"
-                child_path = (_CHILD_PATH if name else _EMPTY_CHILD_PATH).format(path, key)
+                segment = name_segment(name)
+                if segment[0] == ".":
+                    child_path = _CHILD_PATH.format(path, key)
+                else:
+                    child_path = _BRACKETED_CHILD_PATH.format(path, gen.constant(segment, "K"))
                 message = self._property_message(name, key, path)
                 self._emit_child(child, value, path, inner + "    ", stack, child_path, message)
             if not spec.properties:
@@ -434,8 +434,9 @@ class ErrorGenerator:
                 out.append(f"{inner}else:\n{inner}    out.append(UNEXPECTED({path}, {name_var}))")
         elif spec.additional is not None and spec.additional.schema is not True:
             out.append(f"{inner}else:")
-            message = self._subject_message(dynamic_path)
-            self._emit_child(spec.additional, value, path, inner + "    ", stack, dynamic_path, message)
+            message = self._subject_message(_RUNTIME_CHILD_PATH.format(path, name_var))
+            runtime_path = _RUNTIME_CHILD_PATH.format(path, name_var)
+            self._emit_child(spec.additional, value, path, inner + "    ", stack, runtime_path, message)
 
     def _subject_message(self, location: str) -> Any:
         return lambda words: f"SUBJ({location}) + {words}"
@@ -502,7 +503,7 @@ def _choice_explainer(
         elif isinstance(verdict, Missing):
             out.append(_missing(p, verdict.name))
         elif isinstance(verdict, WrongTag):
-            out.append(f"{_subject(_child(p, verdict.name))} must be {verdict.words}")
+            out.append(f"{_subject(child_text(p, verdict.name))} must be {verdict.words}")
         else:
             out.append(_subject(p) + words)
 

@@ -7,8 +7,11 @@ for each missing required name (in ``required`` order), then for each argument i
 
 Deeper, the same voice with a path: ``<subject> <predicate>``, where the subject is ``value`` for the instance
 itself, ``property '<path>'`` below an object and ``item '<path>'`` below a top-level array; a path joins names
-with dots and indices with brackets (``where.street``, ``tags[2]``, ``[0].name``), and an empty name is spelt
-``[""]`` (``where[""]``). Predicates: ``must be string or null``, ``must be null`` / ``must be 'on'`` (const, in
+with dots and indices with brackets (``where.street``, ``tags[2]``, ``[0].name``); an empty name, or one holding
+``.``, ``[``, ``]`` or ``'``, is written as a JSON string in brackets (``where[""]``, ``sort["user.age"]``), so it
+is never mistaken for its parent or for two nested names. A path of one name alone is the name itself, as the
+contract writes it (``property 'user.age' must be integer``); only the empty name keeps its brackets there.
+Predicates: ``must be string or null``, ``must be null`` / ``must be 'on'`` (const, in
 JSON's words), ``must be >= 1``, ``must be at most 20 characters``, ``must match pattern '...'``, ``must match
 format 'date-time'``, ``must have at least 1 item``, ``must not contain duplicate items``, ``must contain at least
 1 item that is object and has property 'id'``, ``must not have property 'a'``, ``must be >= 5 or <= 1``, ``must
@@ -24,32 +27,63 @@ ends that location; otherwise its first failing keyword is reported, then its ch
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 __all__ = [
+    "child_text",
     "closest_name",
     "count_phrase",
+    "name_segment",
     "render_path",
+    "shown_path",
     "subject",
     "type_phrase",
 ]
 
+# Names holding these would read as a path of several names (or as an index) if written bare.
+_ODD = re.compile(r"[.\[\]']").search
+
 Path = tuple[Any, ...]
 
 
+def name_segment(name: str) -> str:
+    """How a property name follows its parent in a path: ``.street``, or ``[""]`` / ``["user.age"]``."""
+    if name and _ODD(name) is None:
+        return "." + name
+    return "[" + json.dumps(name, ensure_ascii=False) + "]"
+
+
+def child_text(path: str, name: Any) -> str:
+    """The path text of property ``name`` under path text ``path`` (odd names always bracketed)."""
+    # JSON keys are strings; a Python caller's other keys are named as str() writes them.
+    segment = name_segment(str(name))
+    if path or segment[0] == "[":
+        return path + segment
+    return segment[1:]
+
+
+def shown_path(path: str) -> str:
+    """Path text as a message shows it: one odd name alone is the bare name, as the contract writes it."""
+    if path[:2] == '["' and path[-2:] == '"]' and len(path) > 4:
+        try:
+            name = json.loads(path[1:-1])
+        except ValueError:  # several segments: '["a.b"]["c.d"]'
+            return path
+        if isinstance(name, str):
+            return name
+    return path
+
+
 def render_path(path: Path) -> str:
-    """A path as messages show it: ``where.street``, ``tags[2]``, ``[0].a``; an empty name is ``[""]``."""
-    parts: list[str] = []
+    """A path as messages show it: ``where.street``, ``tags[2]``, ``[0].a``, ``sort["user.age"]``."""
+    if len(path) == 1 and type(path[0]) is not int and path[0] != "":
+        return str(path[0])
+    text = ""
     for segment in path:
-        if type(segment) is int:
-            parts.append(f"[{segment}]")
-        elif segment == "":
-            parts.append('[""]')
-        elif parts:
-            parts.append("." + str(segment))
-        else:
-            parts.append(str(segment))
-    return "".join(parts)
+        text = text + f"[{segment}]" if type(segment) is int else child_text(text, segment)
+    return text
 
 
 def subject(path: Path) -> str:
