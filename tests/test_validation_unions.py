@@ -153,3 +153,50 @@ def test_no_branch_list_repeats_a_description_or_shows_a_dict() -> None:
     schema = {"oneOf": [{"type": "object"}, {"type": "object"}, {"required": ["a"]}]}
     (message,) = compile_schema(schema).errors({"a": 1})
     assert message == "value must match exactly one of: object, value that has property 'a' (it matches 3)"
+
+
+# Each branch hides its type behind a wrapper: allOf, a $ref, a $ref to a oneOf (as Notion's MCP tools do).
+WRAPPED = [
+    ({"anyOf": [{"allOf": [{"type": "object"}]}, {"type": "string"}]}, 5, "value must be object or string"),
+    (
+        {
+            "$defs": {"Filter": {"oneOf": [{"type": "object", "required": ["and"]}, {"type": "array"}]}},
+            "anyOf": [{"$ref": "#/$defs/Filter"}, {"type": "string"}],
+        },
+        5,
+        "value must be object, array or string",
+    ),
+    (
+        {"oneOf": [{"allOf": [{"type": "number"}, {"type": "integer"}]}, {"type": "null"}]},
+        "x",
+        "value must be integer or null",
+    ),
+    (
+        {
+            "properties": {"q": {"anyOf": [{"allOf": [{"$ref": "#/$defs/O"}]}, {"type": "boolean"}]}},
+            "$defs": {"O": {"type": "object"}},
+        },
+        {"q": 1},
+        "property 'q' must be object or boolean",
+    ),
+]
+
+
+def _beside_true(schema: dict[str, Any]) -> dict[str, Any]:
+    # An allOf forces the collectors; $defs stay at the root so the $refs still resolve.
+    inner = {key: value for key, value in schema.items() if key != "$defs"}
+    return {"allOf": [inner, True], **({"$defs": schema["$defs"]} if "$defs" in schema else {})}
+
+
+@pytest.mark.parametrize("wrap", [lambda s: s, _beside_true], ids=["generated", "collector"])
+@pytest.mark.parametrize(("schema", "value", "message"), WRAPPED)
+def test_a_union_message_never_claims_less_than_the_schema_accepts(
+    wrap: Any, schema: Any, value: Any, message: str
+) -> None:
+    validator = compile_schema(wrap(schema))
+    assert validator.errors(value) == [message]
+
+
+def test_a_wrapped_branch_still_explains_a_value_of_its_type() -> None:
+    schema = {"anyOf": [{"allOf": [{"type": "object", "required": ["a"]}]}, {"type": "string"}]}
+    assert compile_schema(schema).errors({}) == ["missing required property 'a'"]

@@ -6,7 +6,8 @@ one of: Cat, Dog``. The branch is, in this order:
 
 1. the one whose const / enum on a property (the discriminator; ``discriminator.propertyName`` when the schema
    names it, as OpenAPI does) matches the value;
-2. the only one of the value's JSON type; when no branch takes that type, the message is ``must be <types>``;
+2. the only one of the value's JSON type (a branch's types seen through allOf, $ref, anyOf and oneOf, see
+   ``branch_types``); when no branch takes that type, the message is ``must be <types>``;
 3. the one with the fewest errors; on a tie nothing is chosen and the branches are listed.
 
 Used by both error paths (the generated one in ``errgen`` and the collectors in ``collect``); only after the
@@ -24,7 +25,7 @@ from .messages import type_phrase
 from .resolve import Located
 from .values import matcher
 
-__all__ = ["BranchChooser", "Missing", "TypeMismatch", "WrongTag"]
+__all__ = ["BranchChooser", "Missing", "TypeMismatch", "WrongTag", "branch_types"]
 
 T = TypeVar("T")
 
@@ -80,6 +81,53 @@ def _resolve(specs: SpecTable, node: Located) -> Spec:
     return spec
 
 
+def _meet(left: list[str] | None, right: list[str] | None) -> list[str] | None:
+    """The types both allow (``None`` is any type); ``number`` and ``integer`` meet in ``integer``."""
+    if left is None or right is None:
+        return right if left is None else left
+    both: list[str] = []
+    for name in left:
+        if name in right:
+            both.append(name)
+        elif (name == "number" and "integer" in right) or (name == "integer" and "number" in right):
+            both.append("integer")
+    return list(dict.fromkeys(both))
+
+
+def _join(options: list[list[str] | None]) -> list[str] | None:
+    """The types any option allows; unknown if any option's are."""
+    found: list[str] = []
+    for option in options:
+        if option is None:
+            return None
+        found.extend(option)
+    if "number" in found:
+        found = [name for name in found if name != "integer"]
+    return list(dict.fromkeys(found))
+
+
+def branch_types(specs: SpecTable, node: Located, depth: int = 0) -> list[str] | None:
+    """The JSON types a subschema can accept at all, seen through allOf, $ref, anyOf and oneOf; ``None``: any.
+
+    Only ever a superset of the truth (a wrapper it cannot see through counts as any type), so a message built
+    on it never claims the schema accepts less than it does.
+    """
+    spec = specs.spec(node)
+    if spec.boolean is not None:
+        return None if spec.boolean else []
+    if depth > 16:
+        return spec.types
+    types = spec.types
+    if spec.ref is not None and spec.dynamic_name is None:
+        types = _meet(types, branch_types(specs, spec.ref, depth + 1))
+    for part in spec.all_of:
+        types = _meet(types, branch_types(specs, part, depth + 1))
+    for union in (spec.any_of, spec.one_of):
+        if union:
+            types = _meet(types, _join([branch_types(specs, branch, depth + 1) for branch in union]))
+    return types
+
+
 def _pinned(specs: SpecTable, spec: Spec, only: str | None) -> list[tuple[str, list[Any]]]:
     """(property name, allowed values) for each property a const or enum pins down."""
     found: list[tuple[str, list[Any]]] = []
@@ -107,16 +155,19 @@ class BranchChooser:
         resolved = [_resolve(specs, branch) for branch in branches]
         self._tags = [[(name, matcher(allowed)) for name, allowed in _pinned(specs, spec, only)] for spec in resolved]
         self._gates: list[Callable[[Any], bool] | None] = []
-        for spec in resolved:
-            if spec.types is None:
+        # A branch's type seen through its wrappers: {"allOf": [{"type": "object"}]} takes objects only, and
+        # a value no branch's type takes is told "must be <every branch's types>", never one branch's.
+        accepted = [branch_types(specs, branch) for branch in branches]
+        for types in accepted:
+            if types is None:
                 self._gates.append(None)
             else:
-                tests = [_TYPE_OF[name] for name in spec.types]
+                tests = [_TYPE_OF[name] for name in types]
                 self._gates.append(lambda v, t=tests: any(test(v) for test in t))  # type: ignore[misc]
         kinds: list[str] = []
-        for spec in resolved:
-            kinds.extend(spec.types or [])
-        every_typed = all(spec.types is not None for spec in resolved)
+        for types in accepted:
+            kinds.extend(types or [])
+        every_typed = all(types is not None for types in accepted)
         self._types = type_phrase(list(dict.fromkeys(kinds))) if every_typed and kinds else None
         # The property every branch pins, and all the values it may take: for "kind is none of these".
         self.shared_tag: tuple[str, str] | None = None
