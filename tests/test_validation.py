@@ -237,6 +237,11 @@ def test_format_is_an_annotation_by_default_and_asserted_when_asked() -> None:
     asserting = compile_schema(schema, format_assertion=True)
     assert asserting.errors({"when": "tomorrow"}) == ["property 'when' must match format 'date-time'"]
     assert asserting.errors({"when": "2026-12-02T10:00:00Z"}) == []
+    lasting = {"type": "object", "properties": {"for": {"type": "string", "format": "duration"}}}
+    assert compile_schema(lasting).errors({"for": "P1Y2W"}) == []
+    assert compile_schema(lasting, format_assertion=True).errors({"for": "P1Y2W"}) == [
+        "property 'for' must match format 'duration'"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -255,6 +260,12 @@ def test_format_is_an_annotation_by_default_and_asserted_when_asked() -> None:
         ("ipv4", ["192.168.0.1"], ["256.1.1.1", "01.1.1.1", "1.1.1"]),
         ("ipv6", ["::1", "2001:db8::8a2e:370:7334"], ["12345::", "1.2.3.4", "::1%eth0"]),
         ("hostname", ["example.com", "a-b.c"], ["-a.com", "a..b", "a" * 64]),
+        (
+            # RFC 3339 appendix A: whole-number components in order; weeks stand alone; a T needs a time part.
+            "duration",
+            ["P3Y6M4DT12H30M5S", "P1W", "PT36H", "P1M", "PT1M", "P0D", "PT1M2S", "P1Y2M"],
+            ["P", "PT", "P1Y2W", "P1YT", "PT0.5S", "P2D1Y", "P1D2H", "P1Y2D", "PT1H2S", "p1d", "P1D\n", "P\u09e8Y"],
+        ),
     ],
 )
 def test_format_assertions(name: str, good: list[str], bad: list[str]) -> None:

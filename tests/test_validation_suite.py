@@ -95,3 +95,23 @@ def test_suite_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert deviations == EXPECTED_DEVIATIONS
     assert in_scope_passed == in_scope == 1267
     assert beyond_passed == beyond_tests
+
+
+# The suite's optional format files this copy carries, asserted as a server opting in would assert them.
+FORMAT_FILES = sorted(path.name for path in (SUITE / "draft2020-12" / "optional" / "format").glob("*.json"))
+
+
+def test_optional_format_files_are_present() -> None:
+    assert "duration.json" in FORMAT_FILES
+
+
+@pytest.mark.parametrize("name", FORMAT_FILES)
+def test_optional_format_file_under_format_assertion(name: str) -> None:
+    failures: list[tuple[str, str]] = []
+    for group in json.loads((SUITE / "draft2020-12" / "optional" / "format" / name).read_text(encoding="utf-8")):
+        validator = compile_schema(group["schema"], format_assertion=True)
+        for case in group["tests"]:
+            valid = validator.is_valid(case["data"])
+            if valid != case["valid"] or (validator.errors(case["data"]) == []) != valid:
+                failures.append((group["description"], case["description"]))
+    assert failures == []

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT_CHECKS"]
 
 _compiled: dict[str, re.Pattern[str]] = {}
+# A duration's time part: T then H[M[S]] / M[S] / S.
+_TIME = "(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)"
 _SOURCES = {
     "date": r"([0-9]{4})-([0-9]{2})-([0-9]{2})",
     "time": r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))",
@@ -26,6 +28,9 @@ _SOURCES = {
     r"|\"(?:[^\"\\\r\n]|\\.)*\"",
     "uri": r"[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*",
     "ipv4": r"(?:0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]{0,2})){3}",
+    # RFC 3339 appendix A, the grammar JSON Schema names: P then a date part (Y[M[D]] / M[D] / D) with an
+    # optional time part, a time part alone, or weeks alone; whole numbers only (no "PT0.5S").
+    "duration": rf"P(?:(?:[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?|[0-9]+M(?:[0-9]+D)?|[0-9]+D)(?:T{_TIME})?|T{_TIME}|[0-9]+W)",
 }
 
 
@@ -115,6 +120,10 @@ def is_uri(text: str) -> bool:
     return _match("uri", text) is not None
 
 
+def is_duration(text: str) -> bool:
+    return _match("duration", text) is not None
+
+
 FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "date-time": is_date_time,
     "date": is_date,
@@ -125,4 +134,5 @@ FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "ipv4": is_ipv4,
     "ipv6": is_ipv6,
     "hostname": is_hostname,
+    "duration": is_duration,
 }
