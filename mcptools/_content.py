@@ -31,9 +31,7 @@ def _base64(data: bytes | str) -> str:
     return base64.b64encode(bytes(data)).decode("ascii")
 
 
-def _with_extras(
-    entry: dict[str, Any], annotations: Mapping[str, Any] | None, meta: Mapping[str, Any] | None
-) -> None:
+def _with_extras(entry: dict[str, Any], annotations: Mapping[str, Any] | None, meta: Mapping[str, Any] | None) -> None:
     if annotations is not None:
         entry["annotations"] = dict(annotations)
     if meta is not None:
@@ -124,9 +122,7 @@ class EmbeddedResource:
         meta: Mapping[str, Any] | None = None,
     ) -> None:
         if (text is None) == (blob is None):
-            raise ValueError(
-                f"EmbeddedResource {uri!r}: give exactly one of text= (for text) or blob= (for bytes)"
-            )
+            raise ValueError(f"EmbeddedResource {uri!r}: give exactly one of text= (for text) or blob= (for bytes)")
         self.uri = uri
         self.text = text
         self.blob = blob

@@ -8,10 +8,11 @@ Python's data model differs from JSON's in ways that matter to a validator: ``Tr
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 __all__ = [
+    "JSON_TYPES",
     "JSON_TYPE_NAMES",
     "JSONObject",
     "JSONValue",
@@ -26,25 +27,58 @@ JSONObject: TypeAlias = dict[str, Any]
 JSON_TYPE_NAMES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
 
 
+def _is_string(value: object) -> bool:
+    return type(value) is str or isinstance(value, str)
+
+
+def _is_integer(value: object) -> bool:
+    return isinstance(value, int) and type(value) is not bool
+
+
+def _is_number(value: object) -> bool:
+    # NaN and Infinity are not JSON numbers (JSON cannot even spell them).
+    return type(value) is not bool and (isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)))
+
+
+def _is_boolean(value: object) -> bool:
+    return value is True or value is False
+
+
+def _is_null(value: object) -> bool:
+    return value is None
+
+
+def _is_object(value: object) -> bool:
+    return isinstance(value, dict)
+
+
+def _is_array(value: object) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+# The package's one table of JSON type predicates: name -> (run-time test, the same test as Python source over
+# ``{0}``, which compiled validators inline; exact types first because they are the common, cheap case).
+# tests/test_json_semantics.py checks that each pair agrees.
+JSON_TYPES: dict[str, tuple[Callable[[object], bool], str]] = {
+    "string": (_is_string, "(type({0}) is str or isinstance({0}, str))"),
+    "integer": (_is_integer, "(type({0}) is int or (isinstance({0}, int) and not isinstance({0}, bool)))"),
+    # x - x is 0 (falsy) only for a finite float.
+    "number": (
+        _is_number,
+        "(type({0}) is int or (type({0}) is float and not {0} - {0}) or "
+        "(isinstance({0}, (int, float)) and not isinstance({0}, bool) and not {0} - {0}))",
+    ),
+    "boolean": (_is_boolean, "({0} is True or {0} is False)"),
+    "null": (_is_null, "({0} is None)"),
+    "object": (_is_object, "(type({0}) is dict or isinstance({0}, dict))"),
+    "array": (_is_array, "(type({0}) is list or isinstance({0}, (list, tuple)))"),
+}
+
+
 def is_json_type(value: object, type_name: str) -> bool:
     """Whether ``value`` is of JSON Schema type ``type_name`` (``integer`` is ``int`` only, bools are not numbers)."""
-    cls = type(value)
-    if type_name == "string":
-        return cls is str or isinstance(value, str)
-    if type_name == "integer":
-        return isinstance(value, int) and cls is not bool
-    if type_name == "number":
-        # NaN and Infinity are not JSON numbers (JSON cannot even spell them).
-        return cls is not bool and (isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)))
-    if type_name == "boolean":
-        return cls is bool
-    if type_name == "object":
-        return isinstance(value, dict)
-    if type_name == "array":
-        return isinstance(value, (list, tuple))
-    if type_name == "null":
-        return value is None
-    return False
+    entry = JSON_TYPES.get(type_name)
+    return entry is not None and entry[0](value)
 
 
 def json_type_name(value: object) -> str:

@@ -99,3 +99,27 @@ def test_nan_and_infinity_are_not_json_numbers() -> None:
     for value in (float("nan"), float("inf"), float("-inf")):
         assert not is_json_type(value, "number")
         assert validate({"x": value}, schema_of({"type": "number"})) == ["property 'x' must be number"]
+
+
+class _Str(str):
+    pass
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    pass
+
+
+def test_each_json_type_s_source_agrees_with_its_run_time_test() -> None:
+    from mcptools._json import JSON_TYPE_NAMES, JSON_TYPES
+
+    assert set(JSON_TYPES) == JSON_TYPE_NAMES
+    samples: list[object] = [
+        None, True, False, 0, 1, -3, 2.5, 1.0, float("nan"), float("inf"), "", "a", _Str("s"),
+        [], [1], (1,), {}, {"a": 1}, _Dict(), object(), b"x",
+    ]  # fmt: skip
+    for name, (test, source) in JSON_TYPES.items():
+        compiled = eval(f"lambda x: bool({source.format('x')})")  # the table is ours, never input
+        for value in samples:
+            assert compiled(value) == test(value), (name, value)
+    assert JSON_TYPES["integer"][0](True) is False
+    assert JSON_TYPES["number"][0](float("nan")) is False

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, final
 
+from mcptools._json import JSON_TYPES
+
 from .describe import json_text
 from .keywords import Spec, SpecTable
 from .messages import type_phrase
@@ -28,16 +30,6 @@ from .values import matcher
 __all__ = ["BranchChooser", "Missing", "TypeMismatch", "WrongTag", "branch_types"]
 
 T = TypeVar("T")
-
-_TYPE_OF: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v - v == 0,
-    "boolean": lambda v: v is True or v is False,
-    "null": lambda v: v is None,
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, (list, tuple)),
-}
 
 
 @final
@@ -162,7 +154,7 @@ class BranchChooser:
             if types is None:
                 self._gates.append(None)
             else:
-                tests = [_TYPE_OF[name] for name in types]
+                tests = [JSON_TYPES[name][0] for name in types]
                 self._gates.append(lambda v, t=tests: any(test(v) for test in t))  # type: ignore[misc]
         kinds: list[str] = []
         for types in accepted:

@@ -16,23 +16,14 @@ from __future__ import annotations
 
 from typing import Any, final
 
+from mcptools._json import JSON_TYPES
+
 from .keywords import Spec, SpecTable, node_key
 from .resolve import Located
 from .values import has_unique_items, is_multiple_of, json_key, matcher
 
 __all__ = ["Generator", "NeedsDynamicScope", "type_test", "value_key"]
 
-_TYPE_TESTS = {
-    "string": "(type({0}) is str or isinstance({0}, str))",
-    "integer": "(type({0}) is int or (isinstance({0}, int) and not isinstance({0}, bool)))",
-    # NaN and Infinity are not JSON numbers: x - x is 0 (falsy) only for a finite float.
-    "number": "(type({0}) is int or (type({0}) is float and not {0} - {0}) or "
-    "(isinstance({0}, (int, float)) and not isinstance({0}, bool) and not {0} - {0}))",
-    "boolean": "({0} is True or {0} is False)",
-    "null": "({0} is None)",
-    "object": "(type({0}) is dict or isinstance({0}, dict))",
-    "array": "(type({0}) is list or isinstance({0}, (list, tuple)))",
-}
 _TYPE_ONLY_KEYWORDS = frozenset({"type", "title", "description", "$comment", "examples", "default", "deprecated"})
 _MAX_INLINE_INDENT = 24
 # Up to this many declared properties, each is fetched with get(); above, the arguments are walked instead.
@@ -45,7 +36,8 @@ class NeedsDynamicScope(Exception):
 
 
 def type_test(name: str, var: str) -> str:
-    return _TYPE_TESTS[name].format(var)
+    """Source testing ``var`` for JSON type ``name`` (from ``mcptools._json.JSON_TYPES``, the one table)."""
+    return JSON_TYPES[name][1].format(var)
 
 
 @final

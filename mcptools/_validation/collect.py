@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, final
 
+from mcptools._json import JSON_TYPES
+
 from .choice import BranchChooser, Missing, TypeMismatch, WrongTag
 from .codegen import Generator
 from .describe import any_of_phrase, contains_phrase, json_text, negation_phrase, one_of_phrase
@@ -32,19 +34,8 @@ Record = tuple[tuple[Any, ...], bool, str]
 Collector = Callable[[Any, tuple[Any, ...], list[Record], tuple[str, ...]], None]
 Step = Callable[[Any, tuple[Any, ...], list[Record], tuple[str, ...]], bool]
 
-_TYPE_OF: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v - v == 0,
-    "boolean": lambda v: v is True or v is False,
-    "null": lambda v: v is None,
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, (list, tuple)),
-}
 
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value - value == 0
+_is_number = JSON_TYPES["number"][0]
 
 
 def _numeric_test(test: Callable[[Any, Any], bool], bound: Any) -> Callable[[Any], bool]:
@@ -137,7 +128,7 @@ class Collectors:
             return step
 
         if spec.types is not None:
-            tests = [_TYPE_OF[name] for name in spec.types]
+            tests = [JSON_TYPES[name][0] for name in spec.types]
             steps.append(simple(lambda v: any(test(v) for test in tests), "must be " + type_phrase(spec.types), True))
         if spec.enum is not None:
             steps.append(simple(matcher(spec.enum), f"must be one of {spec.enum!r}", True))
