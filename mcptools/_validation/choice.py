@@ -21,9 +21,8 @@ from typing import Any, TypeVar, final
 
 from mcptools._json import JSON_TYPES
 
-from .describe import json_text
 from .keywords import Spec, SpecTable
-from .messages import type_phrase
+from .messages import const_predicate, enum_predicate, type_predicate
 from .resolve import Located
 from .values import matcher
 
@@ -160,13 +159,13 @@ class BranchChooser:
         for types in accepted:
             kinds.extend(types or [])
         every_typed = all(types is not None for types in accepted)
-        self._types = type_phrase(list(dict.fromkeys(kinds))) if every_typed and kinds else None
+        self._types = type_predicate(list(dict.fromkeys(kinds))) if every_typed and kinds else None
         # The property every branch pins, and all the values it may take: for "kind is none of these".
         self.shared_tag: tuple[str, str] | None = None
         pins = [_pinned(specs, spec, only) for spec in resolved]
         if pins and all(len(pin) == 1 for pin in pins) and len({pin[0][0] for pin in pins}) == 1:
             allowed = [value for pin in pins for value in pin[0][1]]
-            words = json_text(allowed[0]) if len(allowed) == 1 else "one of " + repr(allowed)
+            words = const_predicate(allowed[0]) if len(allowed) == 1 else enum_predicate(allowed)
             self.shared_tag = (pins[0][0][0], words)
 
     def choose(self, value: Any, trial: Callable[[int], list[T]]) -> list[T] | TypeMismatch | Missing | WrongTag | None:
@@ -185,7 +184,7 @@ class BranchChooser:
                 return WrongTag(name, words) if name in value else Missing(name)
         candidates = [i for i, gate in enumerate(self._gates) if gate is None or gate(value)]
         if not candidates and self._types is not None:
-            return TypeMismatch("must be " + self._types)
+            return TypeMismatch(self._types)
         if not candidates:
             candidates = list(range(len(self._gates)))
         if len(candidates) == 1:

@@ -18,6 +18,7 @@ from typing import Any, final
 
 from mcptools._json import JSON_TYPES
 
+from .checks import ValueKeyword, rows_for
 from .keywords import Spec, SpecTable, node_key
 from .resolve import Located
 from .values import has_unique_items, is_multiple_of, json_key, matcher
@@ -164,8 +165,7 @@ class Generator:
             self._emit_membership(spec.enum, var, fail, pad, known)
         if spec.const is not None:
             self._emit_membership([spec.const[0]], var, fail, pad, known)
-        self._emit_numbers(spec, var, fail, pad, known)
-        self._emit_strings(spec, var, fail, pad, known)
+        self._emit_value_keywords(spec, var, fail, pad, known)
         self._emit_in_place(spec, var, fail, ev, pad)
         self._emit_object(spec, var, fail, ev, indent, loops, known)
         self._emit_array(spec, var, fail, ev, indent, loops, known)
@@ -182,41 +182,21 @@ class Generator:
     def _emit_membership(self, allowed: list[Any], var: str, fail: str, pad: str, known: str | None) -> None:
         self.lines.append(f"{pad}if not {self.membership_test(allowed, var, known)}: {fail}")
 
-    def _emit_numbers(self, spec: Spec, var: str, fail: str, pad: str, known: str | None) -> None:
-        checks = []
-        for value, operator in (
-            (spec.minimum, "<"),
-            (spec.maximum, ">"),
-            (spec.exclusive_minimum, "<="),
-            (spec.exclusive_maximum, ">="),
-        ):
-            if value is not None:
-                checks.append(f"{var} {operator} {self.constant(value, 'N')}")
-        if spec.multiple_of is not None:
-            checks.append(f"not MULTIPLE({var}, {self.constant(spec.multiple_of, 'N')})")
-        if not checks:
-            return
-        condition = " or ".join(checks)
-        if known not in ("integer", "number"):
-            condition = f"{type_test('number', var)} and ({condition})"
-        self.lines.append(f"{pad}if {condition}: {fail}")
+    def _emit_value_keywords(self, spec: Spec, var: str, fail: str, pad: str, known: str | None) -> None:
+        """The number keywords in one test, then the string keywords in another (``checks.VALUE_KEYWORDS``)."""
+        for kind, guard in (("number", type_test("number", var)), ("string", f"isinstance({var}, str)")):
+            rows = rows_for(spec, kind)
+            if not rows:
+                continue
+            condition = " or ".join(self.fails(row, bound, var) for row, bound in rows)
+            if known != kind and not (kind == "number" and known == "integer"):
+                condition = f"{guard} and ({condition})"
+            self.lines.append(f"{pad}if {condition}: {fail}")
 
-    def _emit_strings(self, spec: Spec, var: str, fail: str, pad: str, known: str | None) -> None:
-        checks = []
-        if spec.min_length is not None:
-            checks.append(f"len({var}) < {self.constant(spec.min_length, 'N')}")
-        if spec.max_length is not None:
-            checks.append(f"len({var}) > {self.constant(spec.max_length, 'N')}")
-        if spec.pattern is not None:
-            checks.append(f"{self.constant(spec.pattern[0], 'P')}.search({var}) is None")
-        if spec.format is not None:
-            checks.append(f"not {self.constant(spec.format, 'F')}({var})")
-        if not checks:
-            return
-        condition = " or ".join(checks)
-        if known != "string":
-            condition = f"isinstance({var}, str) and ({condition})"
-        self.lines.append(f"{pad}if {condition}: {fail}")
+    def fails(self, row: ValueKeyword, bound: Any, var: str) -> str:
+        """Source that is true when ``var`` fails ``row``'s keyword; the bound is a constant, never source."""
+        constant = self.constant(bound, row.prefix) if "{b}" in row.fails else ""
+        return row.fails.format(x=var, b=constant)
 
     def _emit_in_place(self, spec: Spec, var: str, fail: str, ev: str | None, pad: str) -> None:
         out = self.lines
@@ -313,19 +293,15 @@ class Generator:
         else:
             self.emit(node, var, fail, None, indent, loops)
 
-    def _open_container(
-        self, kind: str, var: str, known: str | None, indent: int, fewest: Any, most: Any, fail: str
-    ) -> int:
-        """Guard the checks of an object or array by its type (unless already known) and emit its size bounds;
-        returns the indent the container's other checks go at."""
+    def _open_container(self, spec: Spec, kind: str, var: str, known: str | None, indent: int, fail: str) -> int:
+        """Guard the checks of an object or array by its type (unless already known) and emit its own value
+        keywords (sizes, uniqueItems); returns the indent the container's other checks go at."""
         if known != kind:
             self.lines.append(f"{'    ' * indent}if {type_test(kind, var)}:")
             indent += 1
         pad = "    " * indent
-        if fewest is not None:
-            self.lines.append(f"{pad}if len({var}) < {self.constant(fewest, 'N')}: {fail}")
-        if most is not None:
-            self.lines.append(f"{pad}if len({var}) > {self.constant(most, 'N')}: {fail}")
+        for row, bound in rows_for(spec, kind):
+            self.lines.append(f"{pad}if {self.fails(row, bound, var)}: {fail}")
         return indent
 
     def _emit_object(
@@ -345,7 +321,7 @@ class Generator:
         if not has_keywords:
             return
         out = self.lines
-        indent = self._open_container("object", var, known, indent, spec.min_properties, spec.max_properties, fail)
+        indent = self._open_container(spec, "object", var, known, indent, fail)
         pad = "    " * indent
         base = spec.node.base
         declared = {name for name, _ in spec.properties}
@@ -478,11 +454,9 @@ class Generator:
         if not has_keywords:
             return
         out = self.lines
-        indent = self._open_container("array", var, known, indent, spec.min_items, spec.max_items, fail)
+        indent = self._open_container(spec, "array", var, known, indent, fail)
         pad = "    " * indent
         base = spec.node.base
-        if spec.unique_items:
-            out.append(f"{pad}if not UNIQUE({var}): {fail}")
         for position, child in enumerate(spec.prefix_items):
             out.append(f"{pad}if len({var}) > {position}:")
             value = self.temp()

@@ -20,13 +20,33 @@ from typing import Any, final
 
 from mcptools._json import JSON_TYPES
 
+from .checks import ValueKeyword, rows_for
 from .choice import BranchChooser, Missing, TypeMismatch, WrongTag
 from .codegen import Generator
-from .describe import any_of_phrase, contains_phrase, json_text, negation_phrase, one_of_phrase
 from .keywords import Spec, SpecTable, node_key
-from .messages import closest_name, count_phrase, render_path, subject, type_phrase
+from .messages import (
+    NO_MATCH,
+    NOT_ALLOWED,
+    any_of_phrase,
+    closest_name,
+    const_predicate,
+    contains_phrase,
+    enum_predicate,
+    keyword_predicate,
+    matches_several,
+    missing_dependent,
+    missing_required,
+    negation_phrase,
+    one_of_phrase,
+    property_name_error,
+    render_path,
+    subject,
+    type_predicate,
+    unexpected,
+    with_guess,
+)
 from .resolve import Located
-from .values import has_unique_items, is_multiple_of, matcher
+from .values import matcher
 
 __all__ = ["Collectors", "finish"]
 
@@ -35,18 +55,27 @@ Collector = Callable[[Any, tuple[Any, ...], list[Record], tuple[str, ...]], None
 Step = Callable[[Any, tuple[Any, ...], list[Record], tuple[str, ...]], bool]
 
 
-_is_number = JSON_TYPES["number"][0]
+def _passes(row: ValueKeyword, bound: Any) -> Callable[[Any], bool]:
+    """Whether a value passes ``row``'s keyword: any value of another type does."""
+    applies, holds = JSON_TYPES[row.applies_to][0], row.holds
+    return lambda value: not applies(value) or holds(value, bound)
 
 
-def _numeric_test(test: Callable[[Any, Any], bool], bound: Any) -> Callable[[Any], bool]:
-    return lambda value: not _is_number(value) or test(value, bound)
+def _keyword_step(row: ValueKeyword, bound: Any, spec: Spec) -> Step:
+    passes, words = _passes(row, bound), keyword_predicate(row.keyword, row.message_value(spec))
+
+    def step(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
+        if not passes(value):
+            out.append((path, False, f"{subject(path)} {words}"))
+        return False
+
+    return step
 
 
 def _not_allowed(path: tuple[Any, ...]) -> str:
     if not path:
-        return "value is not allowed"
-    noun = "property" if type(path[-1]) is str else "item"
-    return f"unexpected {noun} '{render_path(path)}'"
+        return NOT_ALLOWED
+    return unexpected(render_path(path), item=type(path[-1]) is not str)
 
 
 @final
@@ -129,45 +158,12 @@ class Collectors:
 
         if spec.types is not None:
             tests = [JSON_TYPES[name][0] for name in spec.types]
-            steps.append(simple(lambda v: any(test(v) for test in tests), "must be " + type_phrase(spec.types), True))
+            steps.append(simple(lambda v: any(test(v) for test in tests), type_predicate(spec.types), True))
         if spec.enum is not None:
-            steps.append(simple(matcher(spec.enum), f"must be one of {spec.enum!r}", True))
+            steps.append(simple(matcher(spec.enum), enum_predicate(spec.enum), True))
         if spec.const is not None:
-            steps.append(simple(matcher([spec.const[0]]), f"must be {json_text(spec.const[0])}", True))
-        for bound, test, words in (
-            (spec.minimum, lambda v, b: v >= b, "must be >= {}"),
-            (spec.maximum, lambda v, b: v <= b, "must be <= {}"),
-            (spec.exclusive_minimum, lambda v, b: v > b, "must be > {}"),
-            (spec.exclusive_maximum, lambda v, b: v < b, "must be < {}"),
-            (spec.multiple_of, is_multiple_of, "must be a multiple of {}"),
-        ):
-            if bound is not None:
-                steps.append(simple(_numeric_test(test, bound), words.format(bound)))
-        strings = (
-            (spec.min_length, lambda v, n: len(v) >= n, "must be at least {}"),
-            (spec.max_length, lambda v, n: len(v) <= n, "must be at most {}"),
-        )
-        for size, test, words in strings:
-            if size is not None:
-                steps.append(
-                    simple(
-                        lambda v, n=size, t=test: not isinstance(v, str) or t(v, n),  # type: ignore[misc]
-                        words.format(count_phrase(size, "character", "characters")),
-                    )
-                )
-        if spec.pattern is not None:
-            regex, source = spec.pattern
-            steps.append(
-                simple(
-                    lambda v: not isinstance(v, str) or regex.search(v) is not None,
-                    f"must match pattern {source!r}",
-                )
-            )
-        if spec.format is not None:
-            check = spec.format
-            steps.append(
-                simple(lambda v: not isinstance(v, str) or check(v), f"must match format {spec.format_name!r}")
-            )
+            steps.append(simple(matcher([spec.const[0]]), const_predicate(spec.const[0]), True))
+        steps.extend(_keyword_step(row, bound, spec) for row, bound in rows_for(spec, "number", "string"))
         steps.extend(self._choice_steps(spec))
         return steps
 
@@ -201,7 +197,7 @@ class Collectors:
             if hits == 1 or (hits > 1 and not exactly):
                 return False
             if hits > 1:
-                out.append((path, False, f"{subject(path)} {words} (it matches {hits})"))
+                out.append((path, False, matches_several(f"{subject(path)} {words}", hits)))
                 return False
 
             def trial(index: int) -> list[Record]:
@@ -216,10 +212,10 @@ class Collectors:
                 out.append((path, False, f"{subject(path)} {verdict.words}"))
             elif isinstance(verdict, Missing):
                 where = (*path, verdict.name)
-                out.append((where, True, f"missing required property '{render_path(where)}'"))
+                out.append((where, True, missing_required(render_path(where))))
             elif isinstance(verdict, WrongTag):
                 where = (*path, verdict.name)
-                out.append((where, False, f"{subject(where)} must be {verdict.words}"))
+                out.append((where, False, f"{subject(where)} {verdict.words}"))
             else:
                 out.append((path, False, f"{subject(path)} {words}"))
             return False
@@ -229,20 +225,7 @@ class Collectors:
     # -- objects ----------------------------------------------------------------------------------------
     def _object_steps(self, spec: Spec) -> list[Step]:
         steps: list[Step] = []
-        if spec.min_properties is not None or spec.max_properties is not None:
-            low, high = spec.min_properties, spec.max_properties
-
-            def sizes(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
-                if isinstance(value, dict):
-                    if low is not None and len(value) < low:
-                        words = "must have at least " + count_phrase(low, "property", "properties")
-                        out.append((path, False, f"{subject(path)} {words}"))
-                    elif high is not None and len(value) > high:
-                        words = "must have at most " + count_phrase(high, "property", "properties")
-                        out.append((path, False, f"{subject(path)} {words}"))
-                return False
-
-            steps.append(sizes)
+        steps.extend(_keyword_step(row, bound, spec) for row, bound in rows_for(spec, "object"))
         if spec.required or spec.dependent_required:
             required, dependent = spec.required, spec.dependent_required
 
@@ -251,18 +234,14 @@ class Collectors:
                     for name in required:
                         if name not in value:
                             where = (*path, name)
-                            out.append((where, True, f"missing required property '{render_path(where)}'"))
+                            out.append((where, True, missing_required(render_path(where))))
                     for trigger, names in dependent:
                         if trigger in value:
                             for name in names:
                                 if name not in value:
                                     where = (*path, name)
                                     because = render_path((*path, trigger))
-                                    message = (
-                                        f"missing property '{render_path(where)}' "
-                                        f"(required when '{because}' is present)"
-                                    )
-                                    out.append((where, True, message))
+                                    out.append((where, True, missing_dependent(render_path(where), because)))
                 return False
 
             steps.append(presence)
@@ -277,9 +256,7 @@ class Collectors:
                         found: list[Record] = []
                         names(key, (*path, str(key)), found, dyn)
                         for where, _, message in found[:1]:
-                            # A name no schema allows is simply an unexpected property.
-                            prefix = "" if message.startswith("unexpected ") else "name of "
-                            out.append((where, False, prefix + message))
+                            out.append((where, False, property_name_error(message)))
                 return False
 
             steps.append(property_names)
@@ -309,8 +286,7 @@ class Collectors:
                     if suggest:
                         guess = closest_name(str(key), [name for name in declared if name not in value])
                         if guess is not None:
-                            hint = f"{_not_allowed(where)} (did you mean '{guess}'?)"
-                            out.append((where, False, hint))
+                            out.append((where, False, with_guess(_not_allowed(where), guess)))
                             continue
                     extra(item, where, out, dyn)
             return False
@@ -320,23 +296,7 @@ class Collectors:
     # -- arrays -----------------------------------------------------------------------------------------
     def _array_steps(self, spec: Spec) -> list[Step]:
         steps: list[Step] = []
-        low, high, unique = spec.min_items, spec.max_items, spec.unique_items
-        if low is not None or high is not None or unique:
-
-            def sizes(value: Any, path: tuple[Any, ...], out: list[Record], dyn: tuple[str, ...]) -> bool:
-                if isinstance(value, (list, tuple)):
-                    if low is not None and len(value) < low:
-                        words = "must have at least " + count_phrase(low, "item", "items")
-                    elif high is not None and len(value) > high:
-                        words = "must have at most " + count_phrase(high, "item", "items")
-                    elif unique and not has_unique_items(value):
-                        words = "must not contain duplicate items"
-                    else:
-                        return False
-                    out.append((path, False, f"{subject(path)} {words}"))
-                return False
-
-            steps.append(sizes)
+        steps.extend(_keyword_step(row, bound, spec) for row, bound in rows_for(spec, "array"))
         if spec.contains is not None:
             check = self.yes_no(spec.contains)
             least, most = spec.min_contains, spec.max_contains
@@ -495,7 +455,7 @@ class Collectors:
 def finish(records: list[Record], instance: Any, needs_sort: bool) -> list[str]:
     """One message per location, in the contract's order (missing first, then by position in the instance)."""
     if not records:
-        return ["value does not match the schema"]
+        return [NO_MATCH]
     seen: dict[tuple[Any, ...], Record] = {}
     for record in records:
         if record[0] not in seen:

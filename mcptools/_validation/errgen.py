@@ -15,11 +15,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, final
 
+from .checks import rows_for
 from .choice import BranchChooser, Missing, TypeMismatch, WrongTag
 from .codegen import Generator, type_test, value_key
-from .describe import any_of_phrase, contains_phrase, json_text, negation_phrase, one_of_phrase
 from .keywords import Spec, SpecTable, any_reachable, node_key
-from .messages import child_text, closest_name, count_phrase, name_segment, shown_path, type_phrase
+from .messages import (
+    NOT_ALLOWED,
+    any_of_phrase,
+    child_text,
+    closest_name,
+    const_predicate,
+    contains_phrase,
+    enum_predicate,
+    keyword_predicate,
+    matches_several,
+    missing_required,
+    name_segment,
+    negation_phrase,
+    one_of_phrase,
+    shown_path,
+    type_predicate,
+    unexpected,
+    with_guess,
+)
 from .resolve import Located
 
 __all__ = ["ErrorGenerator", "is_simple"]
@@ -131,11 +149,11 @@ def is_simple(specs: SpecTable, root: Located) -> bool:
 
 
 def _missing(path: str, name: str) -> str:
-    return "missing required property '" + shown_path(child_text(path, name)) + "'"
+    return missing_required(shown_path(child_text(path, name)))
 
 
 def _unexpected(path: str, name: Any) -> str:
-    return "unexpected property '" + shown_path(child_text(path, name)) + "'"
+    return unexpected(shown_path(child_text(path, name)))
 
 
 def _subject(path: str) -> str:
@@ -146,10 +164,9 @@ def _subject(path: str) -> str:
 
 def _not_allowed(x: Any, path: str, out: list[str]) -> None:
     if not path:
-        out.append("value is not allowed")
+        out.append(NOT_ALLOWED)
     else:
-        item = path.endswith("]") and not path.endswith('"]')
-        out.append(("unexpected item '" if item else "unexpected property '") + shown_path(path) + "'")
+        out.append(unexpected(shown_path(path), item=path.endswith("]") and not path.endswith('"]')))
 
 
 def _nothing(x: Any, path: str, out: list[str]) -> None:
@@ -202,14 +219,14 @@ class ErrorGenerator:
         known: str | None = None
         if spec.types is not None:
             tests = [type_test(kind, var) for kind in spec.types]
-            stops.append((f"({' or '.join(tests)})", gen.constant(" must be " + type_phrase(spec.types), "W")))
+            stops.append((f"({' or '.join(tests)})", gen.constant(" " + type_predicate(spec.types), "W")))
             known = spec.types[0] if len(spec.types) == 1 else None
         if spec.enum is not None:
             test = gen.membership_test(spec.enum, var, known)
-            stops.append((test, gen.constant(f" must be one of {spec.enum!r}", "W")))
+            stops.append((test, gen.constant(" " + enum_predicate(spec.enum), "W")))
         if spec.const is not None:
             test = gen.membership_test([spec.const[0]], var, known)
-            stops.append((test, gen.constant(f" must be {json_text(spec.const[0])}", "W")))
+            stops.append((test, gen.constant(" " + const_predicate(spec.const[0]), "W")))
         return known, stops, self._location_checks(spec, known, var)
 
     @staticmethod
@@ -229,47 +246,16 @@ class ErrorGenerator:
     def _location_checks(self, spec: Spec, known: str | None, var: str) -> list[tuple[str, str]]:
         gen = self.gen
         checks: list[tuple[str, str]] = []
-        number_guard = "" if known in ("integer", "number") else f"{type_test('number', var)} and "
-        for bound, operator, words in (
-            (spec.minimum, "<", "must be >= {}"),
-            (spec.maximum, ">", "must be <= {}"),
-            (spec.exclusive_minimum, "<=", "must be > {}"),
-            (spec.exclusive_maximum, ">=", "must be < {}"),
-        ):
-            if bound is not None:
-                condition = f"{number_guard}{var} {operator} {gen.constant(bound, 'N')}"
-                checks.append((condition, gen.constant(" " + words.format(bound), "W")))
-        if spec.multiple_of is not None:
-            condition = f"{number_guard}not MULTIPLE({var}, {gen.constant(spec.multiple_of, 'N')})"
-            checks.append((condition, gen.constant(f" must be a multiple of {spec.multiple_of}", "W")))
-        string_guard = "" if known == "string" else f"isinstance({var}, str) and "
-        for size, operator, words in ((spec.min_length, "<", "at least"), (spec.max_length, ">", "at most")):
-            if size is not None:
-                phrase = f" must be {words} {count_phrase(size, 'character', 'characters')}"
-                condition = f"{string_guard}len({var}) {operator} {gen.constant(size, 'N')}"
-                checks.append((condition, gen.constant(phrase, "W")))
-        if spec.pattern is not None:
-            regex, source = spec.pattern
-            condition = f"{string_guard}{gen.constant(regex, 'P')}.search({var}) is None"
-            checks.append((condition, gen.constant(f" must match pattern {source!r}", "W")))
-        if spec.format is not None:
-            condition = f"{string_guard}not {gen.constant(spec.format, 'F')}({var})"
-            checks.append((condition, gen.constant(f" must match format {spec.format_name!r}", "W")))
-        object_guard = "" if known == "object" else f"{type_test('object', var)} and "
-        for size, operator, words in ((spec.min_properties, "<", "at least"), (spec.max_properties, ">", "at most")):
-            if size is not None:
-                phrase = f" must have {words} {count_phrase(size, 'property', 'properties')}"
-                condition = f"{object_guard}len({var}) {operator} {gen.constant(size, 'N')}"
-                checks.append((condition, gen.constant(phrase, "W")))
-        array_guard = "" if known == "array" else f"{type_test('array', var)} and "
-        for size, operator, words in ((spec.min_items, "<", "at least"), (spec.max_items, ">", "at most")):
-            if size is not None:
-                phrase = f" must have {words} {count_phrase(size, 'item', 'items')}"
-                condition = f"{array_guard}len({var}) {operator} {gen.constant(size, 'N')}"
-                checks.append((condition, gen.constant(phrase, "W")))
-        if spec.unique_items:
-            words = gen.constant(" must not contain duplicate items", "W")
-            checks.append((f"{array_guard}not UNIQUE({var})", words))
+        guards = {
+            "number": "" if known in ("integer", "number") else f"{type_test('number', var)} and ",
+            "string": "" if known == "string" else f"isinstance({var}, str) and ",
+            "object": "" if known == "object" else f"{type_test('object', var)} and ",
+            "array": "" if known == "array" else f"{type_test('array', var)} and ",
+        }
+        for row, bound in rows_for(spec, "number", "string", "object", "array"):
+            words = gen.constant(" " + keyword_predicate(row.keyword, row.message_value(spec)), "W")
+            checks.append((guards[row.applies_to] + gen.fails(row, bound, var), words))
+        array_guard = guards["array"]
         if spec.contains is not None:
             contains = gen.function(spec.contains, "v")
             hits = f"sum(1 for item in {var} if {contains}(item))"
@@ -475,7 +461,7 @@ def _hinter(declared: list[str]) -> Callable[[str, str, dict[str, Any]], str]:
     def hint(path: str, name: str, value: dict[str, Any]) -> str:
         message = _unexpected(path, name)
         guess = closest_name(str(name), [candidate for candidate in declared if candidate not in value])
-        return message if guess is None else f"{message} (did you mean '{guess}'?)"
+        return with_guess(message, guess)
 
     return hint
 
@@ -487,7 +473,7 @@ def _choice_explainer(
 
     def choice(x: Any, p: str, out: list[str], hits: int) -> None:
         if hits > 1:
-            out.append(f"{_subject(p)}{words} (it matches {hits})")
+            out.append(matches_several(_subject(p) + words, hits))
             return
 
         def trial(index: int) -> list[str]:
@@ -503,7 +489,7 @@ def _choice_explainer(
         elif isinstance(verdict, Missing):
             out.append(_missing(p, verdict.name))
         elif isinstance(verdict, WrongTag):
-            out.append(f"{_subject(child_text(p, verdict.name))} must be {verdict.words}")
+            out.append(f"{_subject(child_text(p, verdict.name))} {verdict.words}")
         else:
             out.append(_subject(p) + words)
 
