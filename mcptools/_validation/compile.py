@@ -18,11 +18,11 @@ from .depth import depth_guarded, room_on_retry
 from .draft7 import DRAFT_07, from_draft7
 from .errgen import ErrorGenerator, is_simple, link_dispatch
 from .keywords import SpecTable
+from .messages import TOO_DEEP, more_errors
 from .resolve import DEFAULT_BASE, VALIDATION_VOCABULARY, Index, check_dialect
 
 __all__ = ["MAX_ERRORS", "TOO_DEEP", "Validator", "cap_errors", "compile_schema"]
 
-TOO_DEEP = "value nests too deeply to validate"
 # errors() returns at most this many lines: the first MAX_ERRORS - 1 problems, then "... and N more errors".
 MAX_ERRORS = 100
 
@@ -32,7 +32,7 @@ def cap_errors(found: list[str]) -> list[str]:
     if len(found) <= MAX_ERRORS:
         return found
     rest = len(found) - (MAX_ERRORS - 1)
-    return [*found[: MAX_ERRORS - 1], f"... and {rest} more errors"]
+    return [*found[: MAX_ERRORS - 1], more_errors(rest)]
 
 
 def _capped(call: str) -> str:
