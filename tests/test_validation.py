@@ -553,3 +553,16 @@ def test_cache_under_threads() -> None:
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(work, range(3000)))
     assert all(result == [f"property 'q{i % 700}' must be integer"] for i, result in enumerate(results))
+
+
+def test_the_code_writer_indents_blocks_and_gives_an_empty_one_its_pass() -> None:
+    from mcptools._validation.codegen import Writer
+
+    lines: list[str] = []
+    w = Writer(lines)
+    with w.block("def f(x)"):
+        with w.block("if x"):
+            pass
+        w("return 1")
+    assert lines == ["def f(x):", "    if x:", "        pass", "    return 1"]
+    assert w.depth == 0

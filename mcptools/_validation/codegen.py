@@ -14,6 +14,8 @@ URIs, outermost first).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, final
 
 from mcptools._json import JSON_TYPES
@@ -23,7 +25,7 @@ from .keywords import Spec, SpecTable, node_key
 from .resolve import Located
 from .values import has_unique_items, is_multiple_of, json_key, matcher
 
-__all__ = ["Generator", "NeedsDynamicScope", "type_test", "value_key"]
+__all__ = ["Generator", "NeedsDynamicScope", "Writer", "type_test", "value_key"]
 
 _TYPE_ONLY_KEYWORDS = frozenset({"type", "title", "description", "$comment", "examples", "default", "deprecated"})
 _MAX_INLINE_INDENT = 24
@@ -42,6 +44,36 @@ def type_test(name: str, var: str) -> str:
 
 
 @final
+class Writer:
+    """Python source written a line at a time at the current depth.
+
+    ``with w.block("if x"):`` writes the header, indents what is written inside, and gives a block left empty
+    its ``pass``: no caller counts spaces, and no pass over the finished text repairs empty blocks.
+    """
+
+    __slots__ = ("depth", "lines")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.depth = 0
+
+    def __call__(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    @contextmanager
+    def block(self, header: str) -> Iterator[None]:
+        self(header + ":")
+        start = len(self.lines)
+        self.depth += 1
+        try:
+            yield
+        finally:
+            if len(self.lines) == start:
+                self("pass")
+            self.depth -= 1
+
+
+@final
 class Generator:
     """Writes the functions of one compiled schema; ``namespace`` holds the constants the source names."""
 
@@ -54,12 +86,14 @@ class Generator:
         "lines",
         "namespace",
         "specs",
+        "w",
     )
 
     def __init__(self, specs: SpecTable, *, dynamic: bool) -> None:
         self.specs = specs
         self.dynamic = dynamic
         self.lines: list[str] = []
+        self.w = Writer(self.lines)
         self.namespace: dict[str, Any] = {
             "M": _MISSING,
             "UNIQUE": has_unique_items,
@@ -117,58 +151,61 @@ class Generator:
 
     # -- functions ---------------------------------------------------------------------------------------
     def write_pending(self) -> None:
+        w = self.w
         while self._queue:
             name, node, mode = self._queue.pop()
             parameters = "x, dyn" if self.dynamic else "x"
-            self.lines.append(f"def {name}({parameters}):")
-            if mode == "a":
-                self.lines.append("    ev = set()")
-                self.emit(node, "x", "return None", "ev", 1, 0)
-                self.lines.append("    return ev")
-            else:
-                self.emit(node, "x", "return False", None, 1, 0)
-                self.lines.append("    return True")
+            with w.block(f"def {name}({parameters})"):
+                if mode == "a":
+                    w("ev = set()")
+                    self.emit(node, "x", "return None", "ev", 0)
+                    w("return ev")
+                else:
+                    self.emit(node, "x", "return False", None, 0)
+                    w("return True")
 
     def write_entry(self, name: str, root: Located, fail: str, done: str, too_deep: str) -> None:
         """An entry point: the root schema inlined, with ``fail`` on the first failure."""
-        self.lines.append(f"def {name}(x):")
-        if self.dynamic:
-            self.lines.append(f"    dyn = ({self.constant(root.base, 'R')},)")
-        self.lines.append("    try:")
-        self.emit(root, "x", fail, None, 2, 1)
-        self.lines.append(f"    except RecursionError:\n        return {too_deep}")
-        self.lines.append(f"    return {done}")
+        w = self.w
+        with w.block(f"def {name}(x)"):
+            if self.dynamic:
+                w(f"dyn = ({self.constant(root.base, 'R')},)")
+            with w.block("try"):
+                self.emit(root, "x", fail, None, 1)
+            with w.block("except RecursionError"):
+                w(f"return {too_deep}")
+            w(f"return {done}")
 
     # -- one schema object -------------------------------------------------------------------------------
-    def emit(self, node: Located, var: str, fail: str, ev: str | None, indent: int, loops: int) -> None:
+    def emit(self, node: Located, var: str, fail: str, ev: str | None, loops: int) -> None:
+        """The checks of ``node`` on ``var`` at the writer's depth; ``fail`` ends the function on a failure."""
         spec = self.specs.spec(node)
-        pad = "    " * indent
-        out = self.lines
+        w = self.w
         if spec.boolean is not None:
             if not spec.boolean:
-                out.append(f"{pad}{fail}")
+                w(fail)
             return
         if spec.dynamic_name is not None and not self.dynamic:
             raise NeedsDynamicScope
         if spec.has_unevaluated and ev is None:
             ev = self.temp("ev")
-            out.append(f"{pad}{ev} = set()")
+            w(f"{ev} = set()")
         known: str | None = None
         if spec.types is not None:
             tests = [type_test(name, var) for name in spec.types]
             if "integer" in spec.types and "number" in spec.types:
                 tests.remove(type_test("integer", var))
-            out.append(f"{pad}if not ({' or '.join(tests)}): {fail}")
+            w(f"if not ({' or '.join(tests)}): {fail}")
             if len(spec.types) == 1:
                 known = spec.types[0]
         if spec.enum is not None:
-            self._emit_membership(spec.enum, var, fail, pad, known)
+            self._emit_membership(spec.enum, var, fail, known)
         if spec.const is not None:
-            self._emit_membership([spec.const[0]], var, fail, pad, known)
-        self._emit_value_keywords(spec, var, fail, pad, known)
-        self._emit_in_place(spec, var, fail, ev, pad)
-        self._emit_object(spec, var, fail, ev, indent, loops, known)
-        self._emit_array(spec, var, fail, ev, indent, loops, known)
+            self._emit_membership([spec.const[0]], var, fail, known)
+        self._emit_value_keywords(spec, var, fail, known)
+        self._emit_in_place(spec, var, fail, ev)
+        self._emit_object(spec, var, fail, ev, loops, known)
+        self._emit_array(spec, var, fail, ev, loops, known)
 
     def membership_test(self, allowed: list[Any], var: str, known: str | None) -> str:
         """An expression: is ``var`` JSON-equal to one of ``allowed``?"""
@@ -179,10 +216,10 @@ class Generator:
         name = self.constant(matcher(allowed), "E", key=("matcher", tuple(json_key(value) for value in allowed)))
         return f"{name}({var})"
 
-    def _emit_membership(self, allowed: list[Any], var: str, fail: str, pad: str, known: str | None) -> None:
-        self.lines.append(f"{pad}if not {self.membership_test(allowed, var, known)}: {fail}")
+    def _emit_membership(self, allowed: list[Any], var: str, fail: str, known: str | None) -> None:
+        self.w(f"if not {self.membership_test(allowed, var, known)}: {fail}")
 
-    def _emit_value_keywords(self, spec: Spec, var: str, fail: str, pad: str, known: str | None) -> None:
+    def _emit_value_keywords(self, spec: Spec, var: str, fail: str, known: str | None) -> None:
         """The number keywords in one test, then the string keywords in another (``checks.VALUE_KEYWORDS``)."""
         for kind, guard in (("number", type_test("number", var)), ("string", f"isinstance({var}, str)")):
             rows = rows_for(spec, kind)
@@ -191,78 +228,84 @@ class Generator:
             condition = " or ".join(self.fails(row, bound, var) for row, bound in rows)
             if known != kind and not (kind == "number" and known == "integer"):
                 condition = f"{guard} and ({condition})"
-            self.lines.append(f"{pad}if {condition}: {fail}")
+            self.w(f"if {condition}: {fail}")
 
     def fails(self, row: ValueKeyword, bound: Any, var: str) -> str:
         """Source that is true when ``var`` fails ``row``'s keyword; the bound is a constant, never source."""
         constant = self.constant(bound, row.prefix) if "{b}" in row.fails else ""
         return row.fails.format(x=var, b=constant)
 
-    def _emit_in_place(self, spec: Spec, var: str, fail: str, ev: str | None, pad: str) -> None:
-        out = self.lines
+    def _emit_in_place(self, spec: Spec, var: str, fail: str, ev: str | None) -> None:
+        w = self.w
         base = spec.node.base
         mode = "a" if ev is not None else "v"
         if spec.ref is not None and spec.dynamic_name is not None:
-            self._emit_dynamic_ref(spec, var, fail, ev, pad)
+            self._emit_dynamic_ref(spec, var, fail, ev)
         elif spec.ref is not None:
-            self._emit_applied(spec.ref, var, fail, ev, pad, base)
+            self._emit_applied(spec.ref, var, fail, ev, base)
         for branch in spec.all_of:
-            self._emit_applied(branch, var, fail, ev, pad, base)
+            self._emit_applied(branch, var, fail, ev, base)
         for trigger, branch in spec.dependent_schemas:
-            out.append(f"{pad}if {_is_object(var)} and {self.constant(trigger, 'K')} in {var}:")
-            self._emit_applied(branch, var, fail, ev, pad + "    ", base)
+            with w.block(f"if {_is_object(var)} and {self.constant(trigger, 'K')} in {var}"):
+                self._emit_applied(branch, var, fail, ev, base)
         if spec.any_of:
             if ev is None:
                 calls = " or ".join(self.test(branch, var, base) for branch in spec.any_of)
-                out.append(f"{pad}if not ({calls}): {fail}")
+                w(f"if not ({calls}): {fail}")
             else:
                 ok = self.temp("ok")
-                out.append(f"{pad}{ok} = False")
+                w(f"{ok} = False")
                 for branch in spec.any_of:
                     result = self.temp("r")
-                    out.append(f"{pad}{result} = {self.call(branch, mode, var, base)}")
-                    out.append(f"{pad}if {result} is not None:\n{pad}    {ok} = True\n{pad}    {ev} |= {result}")
-                out.append(f"{pad}if not {ok}: {fail}")
+                    w(f"{result} = {self.call(branch, mode, var, base)}")
+                    with w.block(f"if {result} is not None"):
+                        w(f"{ok} = True")
+                        w(f"{ev} |= {result}")
+                w(f"if not {ok}: {fail}")
         if spec.one_of:
             if ev is None:
                 calls = " + ".join(self.call(branch, "v", var, base) for branch in spec.one_of)
-                out.append(f"{pad}if ({calls}) != 1: {fail}")
+                w(f"if ({calls}) != 1: {fail}")
             else:
                 results = [self.temp("r") for _ in spec.one_of]
                 for result, branch in zip(results, spec.one_of, strict=False):
-                    out.append(f"{pad}{result} = {self.call(branch, mode, var, base)}")
+                    w(f"{result} = {self.call(branch, mode, var, base)}")
                 hits = self.temp("hits")
-                out.append(f"{pad}{hits} = [r for r in ({', '.join(results)},) if r is not None]")
-                out.append(f"{pad}if len({hits}) != 1: {fail}")
-                out.append(f"{pad}{ev} |= {hits}[0]")
+                w(f"{hits} = [r for r in ({', '.join(results)},) if r is not None]")
+                w(f"if len({hits}) != 1: {fail}")
+                w(f"{ev} |= {hits}[0]")
         if spec.not_ is not None:
-            out.append(f"{pad}if {self.call(spec.not_, 'v', var, base)}: {fail}")
+            w(f"if {self.call(spec.not_, 'v', var, base)}: {fail}")
         if spec.if_ is not None:
+            annotations: str | None = None
             if ev is None:
-                out.append(f"{pad}if {self.call(spec.if_, 'v', var, base)}:")
+                header = f"if {self.call(spec.if_, 'v', var, base)}"
             else:
-                result = self.temp("r")
-                out.append(f"{pad}{result} = {self.call(spec.if_, 'a', var, base)}")
-                out.append(f"{pad}if {result} is not None:\n{pad}    {ev} |= {result}")
-            if spec.then is not None:
-                self._emit_applied(spec.then, var, fail, ev, pad + "    ", base)
-            else:
-                out.append(f"{pad}    pass")
+                annotations = self.temp("r")
+                w(f"{annotations} = {self.call(spec.if_, 'a', var, base)}")
+                header = f"if {annotations} is not None"
+            with w.block(header):
+                if annotations is not None:
+                    w(f"{ev} |= {annotations}")
+                if spec.then is not None:
+                    self._emit_applied(spec.then, var, fail, ev, base)
             if spec.else_ is not None:
-                out.append(f"{pad}else:")
-                self._emit_applied(spec.else_, var, fail, ev, pad + "    ", base)
+                with w.block("else"):
+                    self._emit_applied(spec.else_, var, fail, ev, base)
 
-    def _emit_applied(self, node: Located, var: str, fail: str, ev: str | None, pad: str, base: str) -> None:
+    def _emit_applied(self, node: Located, var: str, fail: str, ev: str | None, base: str) -> None:
+        w = self.w
         if ev is None:
-            self.lines.append(f"{pad}if not {self.call(node, 'v', var, base)}: {fail}")
+            w(f"if not {self.call(node, 'v', var, base)}: {fail}")
             return
         result = self.temp("r")
-        self.lines.append(f"{pad}{result} = {self.call(node, 'a', var, base)}")
-        self.lines.append(f"{pad}if {result} is None: {fail}")
-        self.lines.append(f"{pad}{ev} |= {result}")
+        w(f"{result} = {self.call(node, 'a', var, base)}")
+        w(f"if {result} is None: {fail}")
+        w(f"{ev} |= {result}")
 
-    def _emit_dynamic_ref(self, spec: Spec, var: str, fail: str, ev: str | None, pad: str) -> None:
+    def _emit_dynamic_ref(self, spec: Spec, var: str, fail: str, ev: str | None) -> None:
         assert spec.ref is not None and spec.dynamic_name is not None
+        w = self.w
         mode = "a" if ev is not None else "v"
         table: dict[str, list[Any]] = {}
         for resource, anchors in self.specs.index.dynamic_anchors.items():
@@ -276,37 +319,34 @@ class Generator:
         table_name = self.constant(table, "DT", key=id(table))
         fallback_name = self.constant(fallback, "DF", key=id(fallback))
         function, base = self.temp("f"), self.temp("b")
-        self.lines.append(f"{pad}{function}, {base} = PICK({table_name}, {fallback_name}, dyn)")
+        w(f"{function}, {base} = PICK({table_name}, {fallback_name}, dyn)")
         if ev is None:
-            self.lines.append(f"{pad}if not {function}({var}, dyn + ({base},)): {fail}")
+            w(f"if not {function}({var}, dyn + ({base},)): {fail}")
         else:
             result = self.temp("r")
-            self.lines.append(f"{pad}{result} = {function}({var}, dyn + ({base},))")
-            self.lines.append(f"{pad}if {result} is None: {fail}")
-            self.lines.append(f"{pad}{ev} |= {result}")
+            w(f"{result} = {function}({var}, dyn + ({base},))")
+            w(f"if {result} is None: {fail}")
+            w(f"{ev} |= {result}")
 
-    def _child(self, node: Located, var: str, fail: str, indent: int, loops: int, base: str) -> None:
+    def _child(self, node: Located, var: str, fail: str, loops: int, base: str) -> None:
         """Check a child value (a property or an item): inline when small enough, else call its function."""
-        too_deep = indent > _MAX_INLINE_INDENT or loops > _MAX_INLINE_LOOPS
+        too_deep = self.w.depth > _MAX_INLINE_INDENT or loops > _MAX_INLINE_LOOPS
         if too_deep or (self.dynamic and node.base != base):
-            self.lines.append(f"{'    ' * indent}if not {self.call(node, 'v', var, base)}: {fail}")
+            self.w(f"if not {self.call(node, 'v', var, base)}: {fail}")
         else:
-            self.emit(node, var, fail, None, indent, loops)
+            self.emit(node, var, fail, None, loops)
 
-    def _open_container(self, spec: Spec, kind: str, var: str, known: str | None, indent: int, fail: str) -> int:
+    @contextmanager
+    def _container(self, spec: Spec, kind: str, var: str, known: str | None, fail: str) -> Iterator[None]:
         """Guard the checks of an object or array by its type (unless already known) and emit its own value
-        keywords (sizes, uniqueItems); returns the indent the container's other checks go at."""
-        if known != kind:
-            self.lines.append(f"{'    ' * indent}if {type_test(kind, var)}:")
-            indent += 1
-        pad = "    " * indent
-        for row, bound in rows_for(spec, kind):
-            self.lines.append(f"{pad}if {self.fails(row, bound, var)}: {fail}")
-        return indent
+        keywords (sizes, uniqueItems) first; the container's other checks go inside."""
+        w = self.w
+        with w.block(f"if {type_test(kind, var)}") if known != kind else nullcontext():
+            for row, bound in rows_for(spec, kind):
+                w(f"if {self.fails(row, bound, var)}: {fail}")
+            yield
 
-    def _emit_object(
-        self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int, known: str | None
-    ) -> None:
+    def _emit_object(self, spec: Spec, var: str, fail: str, ev: str | None, loops: int, known: str | None) -> None:
         has_keywords = (
             spec.required
             or spec.properties
@@ -320,128 +360,120 @@ class Generator:
         )
         if not has_keywords:
             return
-        out = self.lines
-        indent = self._open_container(spec, "object", var, known, indent, fail)
-        pad = "    " * indent
-        base = spec.node.base
-        declared = {name for name, _ in spec.properties}
-        loose = [self.constant(name, "K") for name in spec.required if name not in declared]
-        if loose:
-            out.append(f"{pad}if not ({' and '.join(f'{name} in {var}' for name in loose)}): {fail}")
-        for trigger, names in spec.dependent_required:
-            needed = " and ".join(f"{self.constant(name, 'K')} in {var}" for name in names)
-            out.append(f"{pad}if {self.constant(trigger, 'K')} in {var} and not ({needed}): {fail}")
-        if len(spec.properties) > _MAX_GET_PROPERTIES and not spec.pattern_properties and not self.dynamic:
-            self._emit_wide_properties(spec, var, fail, ev, indent, loops)
-        else:
-            self._emit_properties(spec, var, fail, ev, indent, loops)
-        if spec.property_names is not None:
-            name = self.temp("k")
-            out.append(f"{pad}for {name} in {var}:")
-            self._child(spec.property_names, name, fail, indent + 1, loops + 1, base)
-        if spec.unevaluated_properties is not None:
-            assert ev is not None
-            key, value = self.temp("k"), self.temp()
-            out.append(f"{pad}for {key}, {value} in {var}.items():")
-            out.append(f"{pad}    if {key} not in {ev}:")
-            self._child(spec.unevaluated_properties, value, fail, indent + 2, loops + 1, base)
-            out.append(f"{pad}{ev}.update({var})")
+        w = self.w
+        with self._container(spec, "object", var, known, fail):
+            base = spec.node.base
+            declared = {name for name, _ in spec.properties}
+            loose = [self.constant(name, "K") for name in spec.required if name not in declared]
+            if loose:
+                w(f"if not ({' and '.join(f'{name} in {var}' for name in loose)}): {fail}")
+            for trigger, names in spec.dependent_required:
+                needed = " and ".join(f"{self.constant(name, 'K')} in {var}" for name in names)
+                w(f"if {self.constant(trigger, 'K')} in {var} and not ({needed}): {fail}")
+            if len(spec.properties) > _MAX_GET_PROPERTIES and not spec.pattern_properties and not self.dynamic:
+                self._emit_wide_properties(spec, var, fail, ev, loops)
+            else:
+                self._emit_properties(spec, var, fail, ev, loops)
+            if spec.property_names is not None:
+                name = self.temp("k")
+                with w.block(f"for {name} in {var}"):
+                    self._child(spec.property_names, name, fail, loops + 1, base)
+            if spec.unevaluated_properties is not None:
+                assert ev is not None
+                key, value = self.temp("k"), self.temp()
+                with w.block(f"for {key}, {value} in {var}.items()"), w.block(f"if {key} not in {ev}"):
+                    self._child(spec.unevaluated_properties, value, fail, loops + 1, base)
+                w(f"{ev}.update({var})")
 
-    def _emit_properties(self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int) -> None:
+    def _emit_properties(self, spec: Spec, var: str, fail: str, ev: str | None, loops: int) -> None:
         """Each declared property by ``get``: cheapest while there are few (the common tool)."""
-        out = self.lines
-        pad = "    " * indent
+        w = self.w
         base = spec.node.base
         required = set(spec.required)
         counting = spec.additional is not None and spec.additional.schema is False and not spec.pattern_properties
         counter = self.temp("n") if counting else ""
         if counting:
             present = sum(1 for name, _ in spec.properties if name in required)
-            out.append(f"{pad}{counter} = {present}")
+            w(f"{counter} = {present}")
         for name, child in spec.properties:
             key = self.constant(name, "K")
             if child.schema is True and not counting:
                 if name in required:
-                    out.append(f"{pad}if {key} not in {var}: {fail}")
+                    w(f"if {key} not in {var}: {fail}")
                 if ev is not None:
-                    out.append(f"{pad}if {key} in {var}: {ev}.add({key})")
+                    w(f"if {key} in {var}: {ev}.add({key})")
                 continue
             value = self.temp()
-            out.append(f"{pad}{value} = {var}.get({key}, M)")
-            inner = pad
+            w(f"{value} = {var}.get({key}, M)")
             if name in required:
-                out.append(f"{pad}if {value} is M: {fail}")
+                w(f"if {value} is M: {fail}")
+                scope: AbstractContextManager[None] = nullcontext()
             else:
-                out.append(f"{pad}if {value} is not M:")
-                inner = pad + "    "
-                if counting:
-                    out.append(f"{inner}{counter} += 1")
-            self._child(child, value, fail, len(inner) // 4, loops, base)
-            if ev is not None:
-                out.append(f"{inner}{ev}.add({key})")
+                scope = w.block(f"if {value} is not M")
+            with scope:
+                if counting and name not in required:
+                    w(f"{counter} += 1")
+                self._child(child, value, fail, loops, base)
+                if ev is not None:
+                    w(f"{ev}.add({key})")
         if counting:
-            out.append(f"{pad}if len({var}) != {counter}: {fail}")
+            w(f"if len({var}) != {counter}: {fail}")
         elif spec.pattern_properties or spec.additional is not None:
-            self._emit_other_properties(spec, var, fail, ev, indent, loops)
+            self._emit_other_properties(spec, var, fail, ev, loops)
 
-    def _emit_wide_properties(self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int) -> None:
+    def _emit_wide_properties(self, spec: Spec, var: str, fail: str, ev: str | None, loops: int) -> None:
         """Many declared properties: walk the arguments (usually few) and dispatch each to its function."""
-        out = self.lines
-        pad = "    " * indent
+        w = self.w
         base = spec.node.base
         declared = {name for name, _ in spec.properties}
         wanted = [self.constant(name, "K") for name in spec.required if name in declared]
         if wanted:
-            out.append(f"{pad}if not ({' and '.join(f'{name} in {var}' for name in wanted)}): {fail}")
+            w(f"if not ({' and '.join(f'{name} in {var}' for name in wanted)}): {fail}")
         table = {name: self.function(child, "v") for name, child in spec.properties}
         self.namespace.setdefault("_dispatch", []).append(table)
         dispatch = self.constant(table, "D", key=("dispatch", id(table)))
         key, value, check = self.temp("k"), self.temp(), self.temp("f")
-        out.append(f"{pad}for {key}, {value} in {var}.items():")
-        out.append(f"{pad}    {check} = {dispatch}.get({key})")
-        out.append(f"{pad}    if {check} is not None:")
-        out.append(f"{pad}        if not {check}({value}): {fail}")
-        if ev is not None:
-            out.append(f"{pad}        {ev}.add({key})")
-        if spec.additional is not None:
-            out.append(f"{pad}    else:")
-            self._child(spec.additional, value, fail, indent + 2, loops + 1, base)
-            if ev is not None:
-                out.append(f"{pad}        {ev}.add({key})")
+        with w.block(f"for {key}, {value} in {var}.items()"):
+            w(f"{check} = {dispatch}.get({key})")
+            with w.block(f"if {check} is not None"):
+                w(f"if not {check}({value}): {fail}")
+                if ev is not None:
+                    w(f"{ev}.add({key})")
+            if spec.additional is not None:
+                with w.block("else"):
+                    self._child(spec.additional, value, fail, loops + 1, base)
+                    if ev is not None:
+                        w(f"{ev}.add({key})")
 
-    def _emit_other_properties(self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int) -> None:
-        out = self.lines
-        pad = "    " * indent
+    def _emit_other_properties(self, spec: Spec, var: str, fail: str, ev: str | None, loops: int) -> None:
+        w = self.w
         base = spec.node.base
         key, value = self.temp("k"), self.temp()
-        out.append(f"{pad}for {key}, {value} in {var}.items():")
-        inner = pad + "    "
-        declared = self.constant(frozenset(name for name, _ in spec.properties), "S") if spec.properties else None
-        if not spec.pattern_properties:
-            if declared:
-                out.append(f"{inner}if {key} in {declared}: continue")
+        with w.block(f"for {key}, {value} in {var}.items()"):
+            declared = self.constant(frozenset(name for name, _ in spec.properties), "S") if spec.properties else None
+            if not spec.pattern_properties:
+                if declared:
+                    w(f"if {key} in {declared}: continue")
+                if spec.additional is not None:
+                    self._child(spec.additional, value, fail, loops + 1, base)
+                if ev is not None:
+                    w(f"{ev}.add({key})")
+                return
+            matched = self.temp("m")
+            w(f"{matched} = {f'{key} in {declared}' if declared else 'False'}")
+            for regex, _, child in spec.pattern_properties:
+                with w.block(f"if {self.constant(regex, 'P')}.search(str({key})) is not None"):
+                    w(f"{matched} = True")
+                    self._child(child, value, fail, loops + 1, base)
+                    if ev is not None:
+                        w(f"{ev}.add({key})")
             if spec.additional is not None:
-                self._child(spec.additional, value, fail, indent + 1, loops + 1, base)
-            if ev is not None:
-                out.append(f"{inner}{ev}.add({key})")
-            return
-        matched = self.temp("m")
-        out.append(f"{inner}{matched} = {f'{key} in {declared}' if declared else 'False'}")
-        for regex, _, child in spec.pattern_properties:
-            out.append(f"{inner}if {self.constant(regex, 'P')}.search(str({key})) is not None:")
-            out.append(f"{inner}    {matched} = True")
-            self._child(child, value, fail, indent + 2, loops + 1, base)
-            if ev is not None:
-                out.append(f"{inner}    {ev}.add({key})")
-        if spec.additional is not None:
-            out.append(f"{inner}if not {matched}:")
-            self._child(spec.additional, value, fail, indent + 2, loops + 1, base)
-            if ev is not None:
-                out.append(f"{inner}    {ev}.add({key})")
+                with w.block(f"if not {matched}"):
+                    self._child(spec.additional, value, fail, loops + 1, base)
+                    if ev is not None:
+                        w(f"{ev}.add({key})")
 
-    def _emit_array(
-        self, spec: Spec, var: str, fail: str, ev: str | None, indent: int, loops: int, known: str | None
-    ) -> None:
+    def _emit_array(self, spec: Spec, var: str, fail: str, ev: str | None, loops: int, known: str | None) -> None:
         has_keywords = (
             spec.min_items is not None
             or spec.max_items is not None
@@ -453,55 +485,56 @@ class Generator:
         )
         if not has_keywords:
             return
-        out = self.lines
-        indent = self._open_container(spec, "array", var, known, indent, fail)
-        pad = "    " * indent
+        with self._container(spec, "array", var, known, fail):
+            self._emit_array_members(spec, var, fail, ev, loops)
+
+    def _emit_array_members(self, spec: Spec, var: str, fail: str, ev: str | None, loops: int) -> None:
+        w = self.w
         base = spec.node.base
         for position, child in enumerate(spec.prefix_items):
-            out.append(f"{pad}if len({var}) > {position}:")
-            value = self.temp()
-            out.append(f"{pad}    {value} = {var}[{position}]")
-            self._child(child, value, fail, indent + 1, loops, base)
+            with w.block(f"if len({var}) > {position}"):
+                value = self.temp()
+                w(f"{value} = {var}[{position}]")
+                self._child(child, value, fail, loops, base)
         if spec.prefix_items and ev is not None:
-            out.append(f"{pad}{ev}.update(range(min(len({var}), {len(spec.prefix_items)})))")
+            w(f"{ev}.update(range(min(len({var}), {len(spec.prefix_items)})))")
         if spec.items is not None:
             start = len(spec.prefix_items)
             if spec.items.schema is False:
-                out.append(f"{pad}if len({var}) > {start}: {fail}")
+                w(f"if len({var}) > {start}: {fail}")
             elif spec.items.schema is not True:
                 value = self.temp()
                 source = f"{var}[{start}:]" if start else var
-                out.append(f"{pad}for {value} in {source}:")
-                self._child(spec.items, value, fail, indent + 1, loops + 1, base)
+                with w.block(f"for {value} in {source}"):
+                    self._child(spec.items, value, fail, loops + 1, base)
             if ev is not None:
-                out.append(f"{pad}{ev}.update(range(len({var})))")
+                w(f"{ev}.update(range(len({var})))")
         if spec.contains is not None:
             check = self.call(spec.contains, "v", "{item}", base)
             slot, value, hits = self.temp("i"), self.temp(), self.temp("c")
             if ev is None and spec.max_contains is None and spec.min_contains == 1:
-                out.append(f"{pad}for {value} in {var}:")
-                out.append(f"{pad}    if {check.format(item=value)}: break")
-                out.append(f"{pad}else:\n{pad}    {fail}")
+                with w.block(f"for {value} in {var}"):
+                    w(f"if {check.format(item=value)}: break")
+                with w.block("else"):
+                    w(fail)
             else:
-                out.append(f"{pad}{hits} = 0")
-                out.append(f"{pad}for {slot}, {value} in enumerate({var}):")
-                out.append(f"{pad}    if {check.format(item=value)}:")
-                out.append(f"{pad}        {hits} += 1")
-                if ev is not None:
-                    out.append(f"{pad}        {ev}.add({slot})")
+                w(f"{hits} = 0")
+                with w.block(f"for {slot}, {value} in enumerate({var})"), w.block(f"if {check.format(item=value)}"):
+                    w(f"{hits} += 1")
+                    if ev is not None:
+                        w(f"{ev}.add({slot})")
                 if spec.min_contains > 0:
-                    out.append(f"{pad}if {hits} < {self.constant(spec.min_contains, 'N')}: {fail}")
+                    w(f"if {hits} < {self.constant(spec.min_contains, 'N')}: {fail}")
                 if spec.max_contains is not None:
-                    out.append(f"{pad}if {hits} > {self.constant(spec.max_contains, 'N')}: {fail}")
+                    w(f"if {hits} > {self.constant(spec.max_contains, 'N')}: {fail}")
         if spec.unevaluated_items is not None:
             assert ev is not None
             slot = self.temp("i")
-            out.append(f"{pad}for {slot} in range(len({var})):")
-            out.append(f"{pad}    if {slot} not in {ev}:")
-            value = self.temp()
-            out.append(f"{pad}        {value} = {var}[{slot}]")
-            self._child(spec.unevaluated_items, value, fail, indent + 2, loops + 1, base)
-            out.append(f"{pad}{ev}.update(range(len({var})))")
+            with w.block(f"for {slot} in range(len({var}))"), w.block(f"if {slot} not in {ev}"):
+                value = self.temp()
+                w(f"{value} = {var}[{slot}]")
+                self._child(spec.unevaluated_items, value, fail, loops + 1, base)
+            w(f"{ev}.update(range(len({var})))")
 
 
 def value_key(node: Located) -> tuple[Any, ...]:

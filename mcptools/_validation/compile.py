@@ -143,7 +143,8 @@ def _build(schema: Any, root: Any, specs: SpecTable, *, hints: bool, dynamic: bo
 
 
 def _finish(schema: Any, generator: Generator) -> Validator:
-    source = _fill_empty_blocks(generator.lines)
+    # The writer indents every block and gives an empty one its ``pass``: the lines are the source as they are.
+    source = "\n".join(generator.lines) + "\n"
     namespace = generator.namespace
     namespace["TOO_DEEP"] = TOO_DEEP
     namespace["MAX_ERRORS"] = MAX_ERRORS
@@ -154,17 +155,3 @@ def _finish(schema: Any, generator: Generator) -> Validator:
             entry[0] = namespace[entry[0]]
     link_dispatch(namespace)
     return Validator(schema, namespace["is_valid"], namespace["errors"], source)
-
-
-def _fill_empty_blocks(lines: list[str]) -> str:
-    """Join the generated lines, giving ``pass`` to any block the generator left empty."""
-    flat = [line for chunk in lines for line in chunk.split("\n")]
-    filled: list[str] = []
-    for i, line in enumerate(flat):
-        filled.append(line)
-        if line.endswith(":"):
-            indent = len(line) - len(line.lstrip())
-            following = flat[i + 1] if i + 1 < len(flat) else ""
-            if len(following) - len(following.lstrip()) <= indent:
-                filled.append(" " * (indent + 4) + "pass")
-    return "\n".join(filled) + "\n"

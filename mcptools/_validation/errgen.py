@@ -13,6 +13,7 @@ Like ``codegen``, the source names every schema value through a constant, never 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any, final
 
 from .checks import rows_for
@@ -206,7 +207,11 @@ class ErrorGenerator:
     def write_all(self, root: Located) -> str:
         root_function = self.function(root)
         entry = self.gen.temp("errors_of")
-        self.gen.lines.append(f"def {entry}(x):\n    out = []\n    {root_function}(x, '', out)\n    return out")
+        w = self.gen.w
+        with w.block(f"def {entry}(x)"):
+            w("out = []")
+            w(f"{root_function}(x, '', out)")
+            w("return out")
         while self._queue:
             name, node = self._queue.pop()
             self._write(name, self.specs.spec(node))
@@ -287,9 +292,8 @@ class ErrorGenerator:
         return f"not ({' or '.join(tests)})", f"{choice}({var}, {path}, out, 0)"
 
     def _write(self, name: str, spec: Spec) -> None:
-        self.gen.lines.append(f"def {name}(x, p, out):")
-        self._emit_value(spec, "x", "p", "    ", (node_key(spec.node),))
-        self.gen.lines.append("    return")
+        with self.gen.w.block(f"def {name}(x, p, out)"):
+            self._emit_value(spec, "x", "p", (node_key(spec.node),))
 
     def _resolve(self, node: Located) -> Located:
         """Follow references that are all a schema holds (``{"$ref": ...}``), as derived schemas nest."""
@@ -300,62 +304,62 @@ class ErrorGenerator:
             node = target
         return node
 
-    def _emit_value(self, spec: Spec, var: str, path: str, pad: str, stack: tuple[Any, ...]) -> None:
-        """Append the messages for value ``var`` at the location whose rendered text is in variable ``path``."""
-        out = self.gen.lines
+    def _emit_value(self, spec: Spec, var: str, path: str, stack: tuple[Any, ...]) -> None:
+        """Write the messages for value ``var`` at the location whose rendered text is in variable ``path``."""
+        w = self.gen.w
         known, stops, chain = self._checks(spec, var)
         keyword = "if"
         for condition, words in stops:
-            out.append(f"{pad}{keyword} not {condition}:\n{pad}    out.append(SUBJ({path}) + {words})")
+            with w.block(f"{keyword} not {condition}"):
+                w(f"out.append(SUBJ({path}) + {words})")
             keyword = "elif"
-        if keyword == "elif":
-            # A wrong type, enum or const ends this location: nothing below it is worth reporting.
-            out.append(f"{pad}else:")
-            pad += "    "
-        keyword = "if"
-        for condition, words in chain:
-            out.append(f"{pad}{keyword} {condition}:\n{pad}    out.append(SUBJ({path}) + {words})")
-            keyword = "elif"
-        if spec.any_of or spec.one_of:
-            condition, statement = self._choice(spec, var, path)
-            out.append(f"{pad}{keyword} {condition}:\n{pad}    {statement}")
-        self._emit_object(spec, var, path, pad, known, stack)
-        self._emit_array(spec, var, path, pad, known, stack)
-        out.append(f"{pad}pass")
+        # A wrong type, enum or const ends this location: nothing below it is worth reporting.
+        with w.block("else") if stops else nullcontext():
+            keyword = "if"
+            for condition, words in chain:
+                with w.block(f"{keyword} {condition}"):
+                    w(f"out.append(SUBJ({path}) + {words})")
+                keyword = "elif"
+            if spec.any_of or spec.one_of:
+                condition, statement = self._choice(spec, var, path)
+                with w.block(f"{keyword} {condition}"):
+                    w(statement)
+            self._emit_object(spec, var, path, known, stack)
+            self._emit_array(spec, var, path, known, stack)
 
     def _emit_child(
-        self, node: Located, var: str, path: str, pad: str, stack: tuple[Any, ...], child_path: str, leaf_message: Any
+        self, node: Located, var: str, path: str, stack: tuple[Any, ...], child_path: str, leaf_message: Any
     ) -> None:
         """A property's or item's value: inline when small and not recursive, else a call to its function."""
-        out = self.gen.lines
+        w = self.gen.w
         node = self._resolve(node)
         spec = self.specs.spec(node)
         if spec.boolean is not None:
-            out.append(f"{pad}{'pass' if spec.boolean else f'NOT_ALLOWED({var}, {child_path}, out)'}")
+            if not spec.boolean:
+                w(f"NOT_ALLOWED({var}, {child_path}, out)")
         elif self._is_leaf(spec):
-            self._write_leaf(spec, var, pad, leaf_message, child_path)
+            self._write_leaf(spec, var, leaf_message, child_path)
         elif node_key(node) not in stack and len(stack) < _MAX_INLINE_DEPTH:
             location = self.gen.temp("q")
-            out.append(f"{pad}{location} = {child_path}")
-            self._emit_value(spec, var, location, pad, (*stack, node_key(node)))
+            w(f"{location} = {child_path}")
+            self._emit_value(spec, var, location, (*stack, node_key(node)))
         else:
-            out.append(f"{pad}{self.function(node)}({var}, {child_path}, out)")
+            w(f"{self.function(node)}({var}, {child_path}, out)")
 
-    def _write_leaf(self, spec: Spec, var: str, pad: str, message: Any, child_path: str) -> None:
+    def _write_leaf(self, spec: Spec, var: str, message: Any, child_path: str) -> None:
         """Inline checks of a scalar-like value, one if/elif chain (at most one message)."""
-        out = self.gen.lines
+        w = self.gen.w
         _, stops, chain = self._checks(spec, var)
         conditions = [(f"not {condition}", words) for condition, words in stops] + chain
         keyword = "if"
         for condition, words in conditions:
-            out.append(f"{pad}{keyword} {condition}:\n{pad}    out.append({message(words)})")
+            with w.block(f"{keyword} {condition}"):
+                w(f"out.append({message(words)})")
             keyword = "elif"
         if spec.any_of or spec.one_of:
             condition, statement = self._choice(spec, var, child_path)
-            out.append(f"{pad}{keyword} {condition}:\n{pad}    {statement}")
-            keyword = "elif"
-        if keyword == "if":
-            out.append(f"{pad}pass")
+            with w.block(f"{keyword} {condition}"):
+                w(statement)
 
     def _property_message(self, name: str, key: str, path: str) -> Any:
         gen = self.gen
@@ -369,23 +373,22 @@ class ErrorGenerator:
 
         return message
 
-    def _emit_object(
-        self, spec: Spec, var: str, path: str, pad: str, known: str | None, stack: tuple[Any, ...]
-    ) -> None:
+    def _emit_object(self, spec: Spec, var: str, path: str, known: str | None, stack: tuple[Any, ...]) -> None:
         if not (spec.required or spec.properties or spec.additional is not None):
             return
-        gen, out = self.gen, self.gen.lines
-        if known != "object":
-            out.append(f"{pad}if {type_test('object', var)}:")
-            pad += "    "
-        for required in spec.required:
-            key = gen.constant(required, "K")
-            out.append(f"{pad}if {key} not in {var}: out.append(MISSING({path}, {key}))")
-        if not spec.properties and spec.additional is None:
-            return
-        name_var, value = gen.temp("k"), gen.temp("v")
-        out.append(f"{pad}for {name_var}, {value} in {var}.items():")
-        inner = pad + "    "
+        gen, w = self.gen, self.gen.w
+        with w.block(f"if {type_test('object', var)}") if known != "object" else nullcontext():
+            for required in spec.required:
+                key = gen.constant(required, "K")
+                w(f"if {key} not in {var}: out.append(MISSING({path}, {key}))")
+            if spec.properties or spec.additional is not None:
+                name_var, value = gen.temp("k"), gen.temp("v")
+                with w.block(f"for {name_var}, {value} in {var}.items()"):
+                    self._emit_members(spec, var, path, stack, name_var, value)
+
+    def _emit_members(self, spec: Spec, var: str, path: str, stack: tuple[Any, ...], name_var: str, value: str) -> None:
+        """Inside the loop over an object's members: each declared name, then every other name."""
+        gen, w = self.gen, self.gen.w
         # Declared names are known here: the bare expression serves unless one needs brackets.
         plain = all(name and name_segment(name)[0] == "." for name, _ in spec.properties)
         dynamic_path = (_DYNAMIC_CHILD_PATH if plain else _RUNTIME_CHILD_PATH).format(path, name_var)
@@ -393,61 +396,60 @@ class ErrorGenerator:
             keyword = "if"
             for name, child in spec.properties:
                 key = gen.constant(name, "K")
-                out.append(f"{inner}{keyword} {name_var} == {key}:")
-                keyword = "elif"
                 segment = name_segment(name)
                 if segment[0] == ".":
                     child_path = _CHILD_PATH.format(path, key)
                 else:
                     child_path = _BRACKETED_CHILD_PATH.format(path, gen.constant(segment, "K"))
                 message = self._property_message(name, key, path)
-                self._emit_child(child, value, path, inner + "    ", stack, child_path, message)
+                with w.block(f"{keyword} {name_var} == {key}"):
+                    self._emit_child(child, value, path, stack, child_path, message)
+                keyword = "elif"
             if not spec.properties:
-                out.append(f"{inner}if False:\n{inner}    pass")
+                # Gives the ``else`` below its ``if``.
+                with w.block("if False"):
+                    pass
         else:
             table = {name: self.function(child) for name, child in spec.properties}
             dispatch = gen.constant(table, "D", key=("dispatch", id(spec)))
             gen.namespace.setdefault("_dispatch", []).append(table)
             function = gen.temp("f")
-            out.append(f"{inner}{function} = {dispatch}.get({name_var})")
-            out.append(f"{inner}if {function} is not None:\n{inner}    {function}({value}, {dynamic_path}, out)")
+            w(f"{function} = {dispatch}.get({name_var})")
+            with w.block(f"if {function} is not None"):
+                w(f"{function}({value}, {dynamic_path}, out)")
         if spec.additional is not None and spec.additional.schema is False:
-            if self.hints and spec.properties:
-                declared = [name for name, _ in spec.properties]
-                hint = gen.constant(_hinter(declared), "HINT", key=("hint", id(spec)))
-                out.append(f"{inner}else:\n{inner}    out.append({hint}({path}, {name_var}, {var}))")
-            else:
-                out.append(f"{inner}else:\n{inner}    out.append(UNEXPECTED({path}, {name_var}))")
+            with w.block("else"):
+                if self.hints and spec.properties:
+                    declared = [name for name, _ in spec.properties]
+                    hint = gen.constant(_hinter(declared), "HINT", key=("hint", id(spec)))
+                    w(f"out.append({hint}({path}, {name_var}, {var}))")
+                else:
+                    w(f"out.append(UNEXPECTED({path}, {name_var}))")
         elif spec.additional is not None and spec.additional.schema is not True:
-            out.append(f"{inner}else:")
-            message = self._subject_message(_RUNTIME_CHILD_PATH.format(path, name_var))
             runtime_path = _RUNTIME_CHILD_PATH.format(path, name_var)
-            self._emit_child(spec.additional, value, path, inner + "    ", stack, runtime_path, message)
+            with w.block("else"):
+                self._emit_child(spec.additional, value, path, stack, runtime_path, self._subject_message(runtime_path))
 
     def _subject_message(self, location: str) -> Any:
         return lambda words: f"SUBJ({location}) + {words}"
 
-    def _emit_array(self, spec: Spec, var: str, path: str, pad: str, known: str | None, stack: tuple[Any, ...]) -> None:
+    def _emit_array(self, spec: Spec, var: str, path: str, known: str | None, stack: tuple[Any, ...]) -> None:
         if not (spec.prefix_items or (spec.items is not None and spec.items.schema is not True)):
             return
-        out = self.gen.lines
-        if known != "array":
-            out.append(f"{pad}if {type_test('array', var)}:")
-            pad += "    "
+        w = self.gen.w
         index, value = self.gen.temp("i"), self.gen.temp("v")
         location = _ITEM_PATH.format(path, index)
         message = self._subject_message(location)
-        out.append(f"{pad}for {index}, {value} in enumerate({var}):")
-        inner = pad + "    "
-        for position, child in enumerate(spec.prefix_items):
-            out.append(f"{inner}{'if' if position == 0 else 'elif'} {index} == {position}:")
-            self._emit_child(child, value, path, inner + "    ", stack, location, message)
-        if spec.items is not None:
-            if spec.prefix_items:
-                out.append(f"{inner}else:")
-                self._emit_child(spec.items, value, path, inner + "    ", stack, location, message)
-            else:
-                self._emit_child(spec.items, value, path, inner, stack, location, message)
+        with (
+            w.block(f"if {type_test('array', var)}") if known != "array" else nullcontext(),
+            w.block(f"for {index}, {value} in enumerate({var})"),
+        ):
+            for position, child in enumerate(spec.prefix_items):
+                with w.block(f"{'if' if position == 0 else 'elif'} {index} == {position}"):
+                    self._emit_child(child, value, path, stack, location, message)
+            if spec.items is not None:
+                with w.block("else") if spec.prefix_items else nullcontext():
+                    self._emit_child(spec.items, value, path, stack, location, message)
 
 
 def link_dispatch(namespace: dict[str, Any]) -> None:
