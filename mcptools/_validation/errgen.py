@@ -30,13 +30,15 @@ from .messages import (
     enum_predicate,
     keyword_predicate,
     matches_several,
-    missing_required,
+    missing_at,
     name_segment,
     negation_phrase,
     one_of_phrase,
     shown_path,
+    subject_at,
     type_predicate,
     unexpected,
+    unexpected_at,
     with_guess,
 )
 from .resolve import Located
@@ -149,20 +151,6 @@ def is_simple(specs: SpecTable, root: Located) -> bool:
 # built by concatenation as the checks descend: cheaper than tuples rendered at the end.
 
 
-def _missing(path: str, name: str) -> str:
-    return missing_required(shown_path(child_text(path, name)))
-
-
-def _unexpected(path: str, name: Any) -> str:
-    return unexpected(shown_path(child_text(path, name)))
-
-
-def _subject(path: str) -> str:
-    if not path:
-        return "value"
-    return ("item '" if path[0] == "[" and path[1] != '"' else "property '") + shown_path(path) + "'"
-
-
 def _not_allowed(x: Any, path: str, out: list[str]) -> None:
     if not path:
         out.append(NOT_ALLOWED)
@@ -187,7 +175,7 @@ class ErrorGenerator:
         self._functions: dict[tuple[Any, ...], str] = {}
         self._queue: list[tuple[str, Located]] = []
         namespace = generator.namespace
-        namespace.update(SUBJ=_subject, MISSING=_missing, UNEXPECTED=_unexpected, CHILD=child_text)
+        namespace.update(SUBJ=subject_at, MISSING=missing_at, UNEXPECTED=unexpected_at, CHILD=child_text)
         namespace.update(NOT_ALLOWED=_not_allowed, NOTHING=_nothing)
 
     def function(self, node: Located) -> str:
@@ -461,7 +449,7 @@ def link_dispatch(namespace: dict[str, Any]) -> None:
 
 def _hinter(declared: list[str]) -> Callable[[str, str, dict[str, Any]], str]:
     def hint(path: str, name: str, value: dict[str, Any]) -> str:
-        message = _unexpected(path, name)
+        message = unexpected_at(path, name)
         guess = closest_name(str(name), [candidate for candidate in declared if candidate not in value])
         return with_guess(message, guess)
 
@@ -475,7 +463,7 @@ def _choice_explainer(
 
     def choice(x: Any, p: str, out: list[str], hits: int) -> None:
         if hits > 1:
-            out.append(matches_several(_subject(p) + words, hits))
+            out.append(matches_several(subject_at(p) + words, hits))
             return
 
         def trial(index: int) -> list[str]:
@@ -487,12 +475,12 @@ def _choice_explainer(
         if isinstance(verdict, list):
             out.extend(verdict)
         elif isinstance(verdict, TypeMismatch):
-            out.append(f"{_subject(p)} {verdict.words}")
+            out.append(f"{subject_at(p)} {verdict.words}")
         elif isinstance(verdict, Missing):
-            out.append(_missing(p, verdict.name))
+            out.append(missing_at(p, verdict.name))
         elif isinstance(verdict, WrongTag):
-            out.append(f"{_subject(child_text(p, verdict.name))} {verdict.words}")
+            out.append(f"{subject_at(child_text(p, verdict.name))} {verdict.words}")
         else:
-            out.append(_subject(p) + words)
+            out.append(subject_at(p) + words)
 
     return choice
