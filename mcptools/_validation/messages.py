@@ -124,8 +124,11 @@ def render_path(path: Path) -> str:
 def subject_at(path: str) -> str:
     if not path:
         return "value"
-    noun = "item '" if path[0] == "[" and path[1] != '"' else "property '"
-    return noun + (shown_path(path) if path[:2] == '["' else path) + "'"
+    if path[0] != "[":
+        return "property '" + path + "'"
+    if path[1] != '"':
+        return "item '" + path + "'"
+    return "property '" + shown_path(path) + "'"
 
 
 def _child_shown(path: str, name: Any) -> str:
