@@ -24,7 +24,7 @@ The pipeline, run once per schema by ``compile_schema`` (``compile.py``); a vali
 Shared by every stage: ``checks.py`` (the table of keywords that test one value against one bound: its rows
 drive all three paths), ``mcptools._json.JSON_TYPES`` (the one table of JSON type tests, as run-time
 predicates and as inlined source), ``values.py`` (JSON equality, uniqueness, multipleOf), ``depth.py`` (how
-deep an instance may nest), ``cache.py`` (``validate`` / ``checker_for``). ``reference.py`` is a slow,
+deep an instance may nest), ``cache.py`` (``validate`` / ``checker_for``). ``tests/reference_validator.py`` is a slow,
 obvious interpreter the fuzz tests hold the compiled validator to.
 
 Adding a keyword
@@ -39,7 +39,7 @@ A keyword that tests a value against a bound (like ``maxLength``, ``multipleOf``
    how to get the bound from the ``Spec``. Its place in the table is its place in "first failing keyword".
 3. ``messages.py``: its words in ``KEYWORD_WORDS`` (``("be", "at most {}", ("character", "characters"))``);
    the messages and the description of subschemas (``must not ...``, ``item that ...``) follow.
-4. ``reference.py``: the same check, plainly, so ``tests/test_validation_fuzz.py`` compares the two.
+4. ``tests/reference_validator.py``: the same check, plainly, so ``tests/test_validation_fuzz.py`` compares the two.
 5. Tests: accepted and rejected values on both error paths (the generated one, and the collectors: wrap the
    schema as ``{"allOf": [schema, True]}``), and the message.
 
