@@ -1,0 +1,480 @@
+"""Schema profiles: one tool's input schema reshaped for a model API that accepts only part of JSON Schema.
+
+A profile is a transform with a way back. The exported schema is what the provider sees; a value the model
+produces under it is mapped back (``from_provider``) onto a value for the original schema, which is the one the
+call is validated against. Keywords a provider refuses are moved into the description, so the model still reads
+them and the original schema still enforces them; what cannot be expressed at all (an open map under OpenAI
+strict, a recursive ``$ref`` where refs must be inlined) is a ``ToolDefinitionError`` naming the tool and the
+keyword, raised at export, never at call time.
+
+- ``openai``: OpenAI strict function calling. Every object is closed and lists every property in ``required``;
+  an optional property whose schema refuses null becomes nullable, and null sent for it maps back to absent
+  (so the function's default applies). ``$defs`` are kept (recursion is allowed); other refs are inlined.
+- ``gemini``: the OpenAPI-flavoured subset of Gemini's ``FunctionDeclaration.parameters``: upper-case types,
+  ``nullable`` instead of a null type, string-only ``enum``, every ref inlined. Values need no mapping.
+- ``anthropic``: the schema as is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final, Literal, final
+
+from ._errors import ToolDefinitionError
+
+__all__ = ["PROFILES", "Exported", "ProfileName", "export_schema"]
+
+ProfileName = Literal["openai", "gemini", "anthropic"]
+PROFILES: Final = ("openai", "gemini", "anthropic")
+
+# OpenAI structured outputs: keywords kept in strict mode (per the function-calling guide); the rest are read
+# by the model from the description and enforced by the original schema.
+_OPENAI_KEEP: Final = frozenset(
+    {
+        "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$ref",
+        "description", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "multipleOf", "minItems", "maxItems",
+    }
+)  # fmt: skip
+_OPENAI_FORMATS: Final = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
+_OPENAI_MAX_DEPTH: Final = 10
+_OPENAI_MAX_PROPERTIES: Final = 5000
+# Gemini's Schema model (google.genai.types.Schema) forbids any other field.
+_GEMINI_KEEP: Final = frozenset(
+    {
+        "type", "properties", "required", "items", "enum", "anyOf", "description", "format", "nullable",
+        "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "minProperties",
+        "maxProperties", "pattern", "title", "default", "additionalProperties",
+    }
+)  # fmt: skip
+_GEMINI_FORMATS: Final = frozenset({"date-time", "enum", "int32", "int64", "float", "double"})
+# Annotations with no meaning for validation: dropped rather than noted.
+_SILENT: Final = frozenset({"$schema", "$id", "$comment", "title", "examples", "deprecated", "readOnly", "writeOnly"})
+_DEFS: Final = ("$defs", "definitions")
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@final
+class Exported:
+    """One tool's schema under one profile, and the maps between the two value spaces."""
+
+    __slots__ = ("_absent", "original", "profile", "schema")
+
+    def __init__(
+        self,
+        profile: str,
+        original: dict[str, Any],
+        schema: dict[str, Any],
+        absent: dict[int, tuple[frozenset[str], frozenset[str]]],
+    ) -> None:
+        self.profile = profile
+        self.original = original
+        self.schema = schema
+        # id(exported object node) -> (the properties whose null means "absent" there, all its optional
+        # properties): openai only, where every property must be sent.
+        self._absent = absent
+
+    def from_provider(self, value: Any) -> Any:
+        """The value for the original schema: nulls that stand for absent properties are dropped."""
+        if not self._absent:
+            return value
+        return self._walk(value, self.schema, drop=True, depth=0)
+
+    def to_provider(self, value: Any) -> Any:
+        """The provider-shaped form of a value of the original schema (absent optional properties sent as null)."""
+        if not self._absent:
+            return value
+        return self._walk(value, self.schema, drop=False, depth=0)
+
+    def _resolve(self, node: Any) -> Any:
+        while isinstance(node, dict) and "$ref" in node:
+            ref = node["$ref"]
+            node = self.schema.get("$defs", {}).get(ref.rsplit("/", 1)[-1]) if ref.startswith("#/$defs/") else None
+        return node
+
+    def _walk(self, value: Any, node: Any, *, drop: bool, depth: int) -> Any:
+        node = self._resolve(node)
+        if not isinstance(node, dict) or depth > 200:
+            return value
+        branches = node.get("anyOf")
+        if isinstance(branches, list):
+            branch = _pick(branches, value, self._resolve)
+            return value if branch is None else self._walk(value, branch, drop=drop, depth=depth + 1)
+        if isinstance(value, dict):
+            properties = node.get("properties")
+            if not isinstance(properties, dict):
+                return value
+            absent, optional = self._absent.get(id(node), (frozenset(), frozenset()))
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                if drop and item is None and key in absent:
+                    continue
+                out[key] = self._walk(item, properties[key], drop=drop, depth=depth + 1) if key in properties else item
+            if not drop:
+                for key in optional:
+                    out.setdefault(key, None)
+            return out
+        if isinstance(value, list) and isinstance(node.get("items"), dict):
+            return [self._walk(item, node["items"], drop=drop, depth=depth + 1) for item in value]
+        return value
+
+
+_JSON_TYPES: Final[Mapping[str, tuple[type, ...]]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "number": (int, float),
+    "integer": (int, float),
+}
+
+
+def _type_fits(node: Mapping[str, Any], value: Any) -> bool:
+    declared = node.get("type")
+    names = declared if isinstance(declared, list) else [declared] if isinstance(declared, str) else []
+    for name in names:
+        kinds = _JSON_TYPES.get(name, ())
+        if isinstance(value, kinds) and not (isinstance(value, bool) and name in ("number", "integer")):
+            return True
+    return not names
+
+
+def _pick(branches: list[Any], value: Any, resolve: Any) -> Any:
+    """The branch of an ``anyOf`` a value belongs to, told by type, property names and const discriminators."""
+    for raw in branches:
+        branch = resolve(raw)
+        if not isinstance(branch, dict) or not _type_fits(branch, value):
+            continue
+        if isinstance(value, dict) and isinstance(branch.get("properties"), dict):
+            properties = branch["properties"]
+            if not set(value) <= set(properties):
+                continue
+            if any(
+                isinstance(properties[k], dict) and "enum" in properties[k] and value[k] not in properties[k]["enum"]
+                for k in value
+            ):
+                continue
+        return raw
+    return None
+
+
+@final
+class _Exporter:
+    __slots__ = ("absent", "defs", "depth", "inlining", "profile", "properties", "root", "tool")
+
+    def __init__(self, profile: str, tool: str, root: dict[str, Any]) -> None:
+        self.profile = profile
+        self.tool = tool
+        self.root = root
+        self.absent: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self.defs: dict[str, Any] = {}
+        self.inlining: list[str] = []
+        self.properties = 0
+        self.depth = 0
+
+    def fail(self, keyword: str, where: str, why: str, fix: str) -> ToolDefinitionError:
+        place = f" at {where}" if where else ""
+        return ToolDefinitionError(
+            f"tool {self.tool!r}: keyword {keyword!r}{place} cannot be exported to the {self.profile} profile: "
+            f"{why}; {fix}"
+        )
+
+    def lookup(self, ref: Any, where: str) -> Any:
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise self.fail("$ref", where, f"only local refs can be exported, got {ref!r}", "inline the schema")
+        node: Any = self.root
+        for raw in ref[1:].split("/")[1:]:
+            part = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise self.fail("$ref", where, f"{ref!r} points nowhere", "fix the reference")
+        return node
+
+    # -- the walk ------------------------------------------------------------------------------------------
+
+    def node(self, schema: Any, where: str, level: int) -> dict[str, Any]:
+        if schema is True or schema == {}:
+            if self.profile == "openai":
+                raise self.fail("{}", where, "OpenAI strict needs a type for every value", "give the value a type")
+            return {}
+        if schema is False:
+            raise self.fail("false", where, "a schema that accepts nothing has no provider form", "remove it")
+        if not isinstance(schema, dict):
+            raise self.fail("schema", where, f"expected an object, got {type(schema).__name__}", "fix the schema")
+        self.depth = max(self.depth, level)
+        if self.profile == "openai" and level > _OPENAI_MAX_DEPTH:
+            raise self.fail(
+                "properties", where, f"OpenAI strict allows {_OPENAI_MAX_DEPTH} levels of nesting", "flatten it"
+            )
+        schema = dict(schema)
+        if "$ref" in schema:
+            return self.ref(schema, where, level)
+        if "allOf" in schema:
+            schema = self.merge_all(schema, where)
+        if "oneOf" in schema:
+            if "anyOf" in schema:
+                raise self.fail("oneOf", where, "oneOf next to anyOf has no single equivalent", "use one of them")
+            schema["anyOf"] = schema.pop("oneOf")
+        return self.gemini(schema, where, level) if self.profile == "gemini" else self.openai(schema, where, level)
+
+    def ref(self, schema: dict[str, Any], where: str, level: int) -> dict[str, Any]:
+        ref = schema.pop("$ref")
+        if self.profile == "openai" and isinstance(ref, str):
+            for defs in _DEFS:
+                prefix = f"#/{defs}/"
+                if ref.startswith(prefix) and "/" not in ref[len(prefix) :]:
+                    name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
+                    if name not in self.defs:
+                        self.defs[name] = None  # placed first, so a recursive ref finds it
+                        self.defs[name] = self.node(self.lookup(ref, where), f"{ref}", 1)
+                    out: dict[str, Any] = {"$ref": f"#/$defs/{name}"}
+                    if isinstance(schema.get("description"), str):
+                        out["description"] = schema["description"]
+                    return out
+        if ref in self.inlining:
+            raise self.fail(
+                "$ref", where, f"{ref!r} is recursive and the {self.profile} profile inlines refs", "remove the cycle"
+            )
+        target = self.lookup(ref, where)
+        if not isinstance(target, dict):
+            return self.node(target, where, level)
+        self.inlining.append(ref)
+        try:
+            merged = {**target, **{k: v for k, v in schema.items() if k not in _DEFS}}
+            return self.node(merged, where, level)
+        finally:
+            self.inlining.pop()
+
+    def merge_all(self, schema: dict[str, Any], where: str) -> dict[str, Any]:
+        branches = schema.pop("allOf")
+        if not isinstance(branches, list):
+            raise self.fail("allOf", where, "allOf must be an array", "fix the schema")
+        merged = dict(schema)
+        for index, raw in enumerate(branches):
+            branch = raw
+            while isinstance(branch, dict) and "$ref" in branch:
+                branch = {**self.lookup(branch["$ref"], where), **{k: v for k, v in branch.items() if k != "$ref"}}
+            if not isinstance(branch, dict) or "allOf" in branch:
+                raise self.fail("allOf", f"{where}/allOf/{index}", "only object branches can be merged", "flatten it")
+            for key, value in branch.items():
+                if key == "properties" and isinstance(value, dict):
+                    merged["properties"] = {**merged.get("properties", {}), **value}
+                elif key == "required" and isinstance(value, list):
+                    merged["required"] = list(dict.fromkeys([*merged.get("required", []), *value]))
+                elif key in _DEFS or key in _SILENT or key == "description":
+                    merged.setdefault(key, value)
+                elif key in merged and merged[key] != value:
+                    raise self.fail(
+                        "allOf", f"{where}/allOf/{index}", f"its branches disagree on {key!r}", "merge them by hand"
+                    )
+                else:
+                    merged[key] = value
+        return merged
+
+    def note(self, out: dict[str, Any], moved: dict[str, Any]) -> None:
+        if not moved:
+            return
+        text = "; ".join(f"{key}: {_dump(value)}" for key, value in moved.items())
+        described = out.get("description")
+        out["description"] = f"{described} ({text})" if isinstance(described, str) and described else f"({text})"
+
+    def children(self, schema: dict[str, Any], out: dict[str, Any], where: str, level: int) -> None:
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            self.properties += len(properties)
+            if self.profile == "openai" and self.properties > _OPENAI_MAX_PROPERTIES:
+                raise self.fail(
+                    "properties", where, f"OpenAI strict allows {_OPENAI_MAX_PROPERTIES} properties", "split the tool"
+                )
+            out["properties"] = {
+                key: self.node(value, f"{where}/properties/{key}", level + 1) for key, value in properties.items()
+            }
+        items = schema.get("items", schema.get("prefixItems"))
+        if isinstance(items, list):
+            # A tuple: its positions are kept in the description and checked by the original schema.
+            variants: list[dict[str, Any]] = []
+            for index, item in enumerate(items):
+                converted = self.node(item, f"{where}/items/{index}", level + 1)
+                if converted not in variants:
+                    variants.append(converted)
+            out["items"] = variants[0] if len(variants) == 1 else {"anyOf": variants}
+            self.note(out, {"items in order": items})
+        elif items is not None:
+            out["items"] = self.node(items, f"{where}/items", level + 1)
+        for branch_key in ("anyOf",):
+            if isinstance(schema.get(branch_key), list):
+                out[branch_key] = [
+                    self.node(value, f"{where}/{branch_key}/{i}", level) for i, value in enumerate(schema[branch_key])
+                ]
+
+    # -- OpenAI strict -------------------------------------------------------------------------------------
+
+    def openai(self, schema: dict[str, Any], where: str, level: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        moved: dict[str, Any] = {}
+        if "description" in schema and isinstance(schema["description"], str):
+            out["description"] = schema["description"]
+        for key, value in schema.items():
+            if key in ("properties", "items", "prefixItems", "anyOf", "required", "description", *_DEFS):
+                continue
+            if key == "additionalProperties":
+                if value not in (False, None):
+                    raise self.fail(
+                        key, where, "OpenAI strict needs closed objects, and this one is an open map",
+                        "use tools(registry, strict=False), or give the object fixed properties",
+                    )  # fmt: skip
+            elif key in ("patternProperties", "propertyNames"):
+                raise self.fail(key, where, "OpenAI strict needs fixed property names", "use strict=False")
+            elif key == "format" and value not in _OPENAI_FORMATS:
+                moved[key] = value
+            elif key in _OPENAI_KEEP:
+                out[key] = value
+            elif key not in _SILENT:
+                moved[key] = value
+        self.children(schema, out, where, level)
+        kinds = schema.get("type")
+        is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds) or "properties" in schema
+        if is_object:
+            if "properties" not in out and "anyOf" not in out:
+                if schema.get("additionalProperties") is False:
+                    out["properties"] = {}
+                else:
+                    raise self.fail(
+                        "additionalProperties", where, "OpenAI strict needs closed objects, and this one is open",
+                        "use tools(registry, strict=False), or give the object fixed properties",
+                    )  # fmt: skip
+            if "properties" in out:
+                self.close(schema, out)
+        self.note(out, moved)
+        return out
+
+    def close(self, schema: dict[str, Any], out: dict[str, Any]) -> None:
+        required = schema.get("required", [])
+        absent: set[str] = set()
+        optional: set[str] = set()
+        for key, value in out["properties"].items():
+            if key in required:
+                continue
+            optional.add(key)
+            if not _accepts_null(value, self.defs):
+                out["properties"][key] = _nullable(value)
+                absent.add(key)
+        out["required"] = list(out["properties"])
+        out["additionalProperties"] = False
+        out.setdefault("type", "object")
+        if optional:
+            self.absent[id(out)] = (frozenset(absent), frozenset(optional))
+
+    # -- Gemini --------------------------------------------------------------------------------------------
+
+    def gemini(self, schema: dict[str, Any], where: str, level: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        moved: dict[str, Any] = {}
+        if isinstance(schema.get("description"), str):
+            out["description"] = schema["description"]
+        kinds = schema.get("type")
+        names = list(kinds) if isinstance(kinds, list) else [kinds] if isinstance(kinds, str) else []
+        if "null" in names:
+            names.remove("null")
+            out["nullable"] = True
+        for key, value in schema.items():
+            if key in ("type", "properties", "items", "prefixItems", "anyOf", "description", *_DEFS):
+                continue
+            if key == "const":
+                if isinstance(value, str):
+                    out["enum"] = [value]
+                    names = names or ["string"]
+                elif value is None:
+                    out["nullable"] = True
+                else:
+                    moved[key] = value
+            elif key == "enum":
+                if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                    out["enum"] = value
+                else:
+                    moved[key] = value  # Gemini's enum holds strings only
+            elif key == "additionalProperties":
+                if isinstance(value, dict):
+                    out[key] = self.node(value, f"{where}/additionalProperties", level + 1)
+            elif key == "format" and value not in _GEMINI_FORMATS:
+                moved[key] = value
+            elif key == "required":
+                out[key] = [name for name in value if name in schema.get("properties", {})]
+            elif key in _GEMINI_KEEP and key != "title":
+                out[key] = value
+            elif key not in _SILENT:
+                moved[key] = value
+        self.children(schema, out, where, level)
+        if len(names) == 1:
+            out["type"] = names[0].upper()
+        elif len(names) > 1:
+            out["anyOf"] = [{"type": name.upper()} for name in names]
+        branches = out.get("anyOf")
+        if isinstance(branches, list):
+            plain = [b for b in branches if b not in ({"type": "NULL"}, {"nullable": True})]
+            if len(plain) < len(branches):
+                out["nullable"] = True
+            if len(plain) == 1:
+                del out["anyOf"]
+                for key, value in plain[0].items():
+                    if key == "description" and "description" in out:
+                        out[key] = f"{out[key]} {value}"
+                    else:
+                        out.setdefault(key, value)
+            else:
+                out["anyOf"] = plain
+        if out.get("type") == "OBJECT" and "properties" not in out and "additionalProperties" not in out:
+            out["properties"] = {}
+        self.note(out, moved)
+        return out
+
+
+def _accepts_null(node: Any, defs: Mapping[str, Any]) -> bool:
+    seen = 0
+    while isinstance(node, dict) and "$ref" in node and seen < 50:
+        node = defs.get(node["$ref"].rsplit("/", 1)[-1])
+        seen += 1
+    if not isinstance(node, dict):
+        return False
+    kinds = node.get("type")
+    if kinds == "null" or (isinstance(kinds, list) and "null" in kinds):
+        return True
+    if "enum" in node and None in node["enum"]:
+        return True
+    return any(_accepts_null(branch, defs) for branch in node.get("anyOf", []))
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    kinds = node.get("type")
+    if isinstance(kinds, str) and "$ref" not in node and "anyOf" not in node and "enum" not in node:
+        return {**node, "type": [kinds, "null"]}
+    if isinstance(kinds, list) and "enum" not in node:
+        return {**node, "type": [*kinds, "null"]}
+    return {"anyOf": [node, {"type": "null"}]}
+
+
+def export_schema(schema: Mapping[str, Any], profile: str, *, tool: str) -> Exported:
+    """Reshape one tool's input schema for ``profile``; a ``ToolDefinitionError`` names what cannot be."""
+    original = dict(schema)
+    if profile == "anthropic":
+        return Exported(profile, original, original, {})
+    if profile not in PROFILES:
+        raise ToolDefinitionError(f"unknown schema profile {profile!r}; the profiles are {', '.join(PROFILES)}")
+    exporter = _Exporter(profile, tool, original)
+    top = {key: value for key, value in original.items() if key not in _DEFS}
+    if top.get("type") != "object" or "anyOf" in top or "oneOf" in top:
+        raise exporter.fail("type", "", "a tool's parameters must be one object schema", "wrap them in an object")
+    exported = exporter.node(top, "", 1)
+    if profile == "openai" and exporter.defs:
+        exported["$defs"] = exporter.defs
+    return Exported(profile, original, exported, exporter.absent)

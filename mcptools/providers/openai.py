@@ -1,0 +1,94 @@
+"""OpenAI function calling (Chat Completions and Responses): tool definitions, and tool calls answered.
+
+``tools(registry)`` exports under the strict profile (``strict: true``: every property required, optional ones
+nullable, closed objects); ``strict=False`` sends the schemas as they are. Names outside ``[A-Za-z0-9_-]{1,64}``
+are mapped (``.`` to ``_``) and mapped back by ``run``. ``run`` takes a ``ChatCompletion``, its message, its
+``tool_calls``, a Responses ``Response`` or its ``output`` (objects or dicts) and returns, per call, a
+``{"role": "tool", ...}`` message (Chat Completions) or a ``function_call_output`` item (Responses).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, items_of, plain, toolset
+
+if TYPE_CHECKING:
+    from .._registry import ToolRegistry
+
+__all__ = ["arun", "run", "tools"]
+
+_NAMES: Final = NameRule("A-Za-z0-9_-", 64)
+
+
+def _toolset(registry: ToolRegistry, strict: bool) -> Toolset:
+    return toolset(registry, "openai" if strict else "anthropic", _NAMES, "openai")
+
+
+def tools(
+    registry: ToolRegistry, *, api: Literal["chat", "responses"] = "chat", strict: bool = True
+) -> list[dict[str, Any]]:
+    """The ``tools`` parameter for ``chat.completions.create`` (``api="chat"``) or ``responses.create``."""
+    if api not in ("chat", "responses"):
+        raise ValueError(f"tools(..., api={api!r}): api is 'chat' or 'responses'")
+    found = _toolset(registry, strict)
+    out: list[dict[str, Any]] = []
+    for entry in registry:
+        function: dict[str, Any] = {"name": found.to_provider[entry.name]}
+        if entry.description:
+            function["description"] = entry.description
+        function["parameters"] = found.exported[entry.name].schema
+        function["strict"] = strict
+        out.append({"type": "function", "function": function} if api == "chat" else {"type": "function", **function})
+    return out
+
+
+def _calls(calls: Any) -> list[tuple[Call, bool]]:
+    """(call, is it a Responses item) for each tool call in whatever form the SDK handed over."""
+    value = plain(calls)
+    if isinstance(value, dict):
+        if "choices" in value:
+            choices = value["choices"]
+            value = plain(choices[0]).get("message", {}) if choices else {}
+        if isinstance(value, dict) and ("tool_calls" in value or "output" in value or "role" in value):
+            value = items_of(value, ("tool_calls", "output"))
+        else:
+            value = [value]
+    found: list[tuple[Call, bool]] = []
+    for raw in value if isinstance(value, list) else []:
+        item = plain(raw)
+        if not isinstance(item, dict):
+            continue
+        if isinstance(item.get("function"), dict):
+            function = item["function"]
+            found.append((Call(item.get("id"), function.get("name"), function.get("arguments")), False))
+        elif item.get("type") == "function_call":
+            found.append((Call(item.get("call_id"), item.get("name"), item.get("arguments")), True))
+    return found
+
+
+def _shape(call: Call, responses: bool, outcome: Outcome) -> dict[str, Any]:
+    # Chat Completions' tool message has no error flag: the text says "Invalid arguments: ..." and so on.
+    if responses:
+        return {"type": "function_call_output", "call_id": call.id, "output": outcome[0]}
+    return {"role": "tool", "tool_call_id": call.id, "content": outcome[0]}
+
+
+def run(registry: ToolRegistry, calls: Any, *, strict: bool = True, repair: object = None) -> list[dict[str, Any]]:
+    """Answer the tool calls of one model turn; one message (or Responses item) per call, in order.
+
+    ``strict`` must match the ``tools`` export (so nulls standing for absent properties map back);
+    ``repair`` is the registry's ``repair=`` option for these calls (``None``: the registry's own).
+    """
+    found = _calls(calls)
+    outcomes = call_all(registry, _toolset(registry, strict), [c for c, _ in found], repair)
+    return [_shape(call, responses, outcome) for (call, responses), outcome in zip(found, outcomes, strict=True)]
+
+
+async def arun(
+    registry: ToolRegistry, calls: Any, *, strict: bool = True, repair: object = None
+) -> list[dict[str, Any]]:
+    """``run`` for async code: the calls run concurrently (async tools awaited), results keep their order."""
+    found = _calls(calls)
+    outcomes = await acall_all(registry, _toolset(registry, strict), [c for c, _ in found], repair)
+    return [_shape(call, responses, outcome) for (call, responses), outcome in zip(found, outcomes, strict=True)]

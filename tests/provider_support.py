@@ -1,0 +1,185 @@
+"""A loopback stand-in for a model API: it replays recorded responses and keeps the requests it was sent.
+
+Each official SDK client is pointed at it with ``base_url``, so the test exercises the SDK's own request
+building and response parsing around ``mcptools.providers``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Annotated, Any, Literal
+
+from hypothesis import strategies as st
+from typing_extensions import NotRequired, TypedDict
+
+from mcptools import Param, ToolError, ToolRegistry
+
+
+class Place(TypedDict):
+    city: str
+
+
+def agent_registry() -> ToolRegistry:
+    """The tools every loop test uses: one with an optional parameter, one with a dotted name and an object."""
+    registry = ToolRegistry("agent-test")
+
+    @registry.tool
+    def weather(location: str, days: Annotated[int, Param(minimum=1)] = 1) -> str:
+        """Forecast the weather.
+
+        Args:
+            location: A city.
+            days: How many days ahead.
+        """
+        if location == "Atlantis":
+            raise ToolError("No forecast for Atlantis; try a real city")
+        return f"{location}: sunny for {days} days"
+
+    @registry.tool(name="geo.lookup")
+    def lookup(place: Place) -> str:
+        """Where a city is."""
+        return f"{place['city']} is on the map"
+
+    return registry
+
+
+class Replay:
+    """What the server was sent (decoded JSON bodies, with their paths) and what it still has to answer."""
+
+    def __init__(self, responses: list[dict[str, Any]]) -> None:
+        self.responses = list(responses)
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+
+
+@contextmanager
+def replay_server(responses: list[dict[str, Any]]) -> Iterator[tuple[str, Replay]]:
+    """A server on a free loopback port answering each POST with the next recorded response."""
+    state = Replay(responses)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            with state.lock:
+                state.requests.append((self.path, body))
+                answer = state.responses.pop(0) if state.responses else {"error": "no more recorded responses"}
+            data = json.dumps(answer).encode()
+            self.send_response(200 if "error" not in answer else 500)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+# -- random derived tools and values, for the property tests --------------------------------------------------
+
+class Point(TypedDict):
+    x: int
+    y: NotRequired[float]
+
+
+@dataclass
+class Box:
+    label: str
+    corner: Point
+    tags: list[str] | None = None
+
+
+EMPTY = inspect.Parameter.empty
+# (annotation, default) pairs a derived tool's parameters are drawn from.
+POOL: list[tuple[Any, Any]] = [
+    (int, EMPTY),
+    (str, EMPTY),
+    (bool, False),
+    (float, 1.5),
+    (Annotated[int, Param(minimum=1, maximum=9)], 1),
+    (Literal["a", "b"], "a"),
+    (int | None, None),
+    (str | None, "x"),
+    (list[int], EMPTY),
+    (list[Point], EMPTY),
+    (Point, EMPTY),
+    (Point | None, None),
+    (Box, EMPTY),
+    (Box | None, None),
+    (int | str, 0),
+]
+
+
+def _tool(choices: list[tuple[Any, Any]]) -> dict[str, Any]:
+    params = [
+        inspect.Parameter(f"p{i}", inspect.Parameter.KEYWORD_ONLY, annotation=hint, default=default)
+        for i, (hint, default) in enumerate(choices)
+    ]
+
+    def fn(**kwargs: Any) -> str:
+        return "ok"
+
+    fn.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    fn.__annotations__ = {p.name: p.annotation for p in params}
+    registry = ToolRegistry("property")
+    return registry.add(fn, name="random_tool").input_schema
+
+
+tools = st.lists(st.sampled_from(POOL), min_size=1, max_size=5).map(_tool)
+
+
+def values(node: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy[Any]:
+    """Values for the small JSON Schema vocabulary that derived and exported schemas use."""
+    if not isinstance(node, dict) or depth > 6:
+        return st.none()
+    if "$ref" in node:
+        return values(root["$defs"][node["$ref"].rsplit("/", 1)[-1]], root, depth + 1)
+    if "enum" in node:
+        return st.sampled_from(node["enum"])
+    if "const" in node:
+        return st.just(node["const"])
+    if "anyOf" in node:
+        return st.one_of([values(branch, root, depth + 1) for branch in node["anyOf"]])
+    kinds = node.get("type")
+    if isinstance(kinds, list):
+        return st.one_of([values({**node, "type": kind}, root, depth) for kind in kinds])
+    if kinds == "integer":
+        return st.integers(node.get("minimum", -5), node.get("maximum", 20))
+    if kinds == "number":
+        return st.floats(-10, 10, allow_nan=False) | st.integers(-5, 5)
+    if kinds == "string":
+        return st.text(max_size=4)
+    if kinds == "boolean":
+        return st.booleans()
+    if kinds == "null":
+        return st.none()
+    if kinds == "array":
+        return st.lists(values(node.get("items", {}), root, depth + 1), max_size=3)
+    if kinds == "object":
+        properties = node.get("properties", {})
+        required = set(node.get("required", []))
+        return st.fixed_dictionaries(
+            {k: values(v, root, depth + 1) for k, v in properties.items() if k in required},
+            optional={k: values(v, root, depth + 1) for k, v in properties.items() if k not in required},
+        )
+    return st.none()
+
+
+
+__all__ = ["POOL", "Place", "Replay", "agent_registry", "replay_server", "tools", "values"]

@@ -1,0 +1,191 @@
+"""Exports: accepted by each SDK's own typed request models, real-world schemas, names, and clear refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from provider_support import agent_registry
+
+from mcptools import ToolDefinitionError, ToolRegistry, validate
+from mcptools._profiles import PROFILES, export_schema
+from mcptools.providers import anthropic as p_anthropic
+from mcptools.providers import gemini as p_gemini
+from mcptools.providers import openai as p_openai
+
+pydantic = pytest.importorskip("pydantic")
+chat_types = pytest.importorskip("openai.types.chat")
+responses_types = pytest.importorskip("openai.types.responses")
+anthropic_types = pytest.importorskip("anthropic.types")
+gtypes = pytest.importorskip("google.genai.types")
+
+SCHEMAS = sorted((Path(__file__).parent / "stubgen_schemas").glob("*.json"))
+
+
+def _accepted(profile: str, name: str, description: str | None, schema: dict[str, Any]) -> None:
+    """Raises unless the provider SDK's own request model takes this tool definition."""
+    if profile == "openai":
+        function: dict[str, Any] = {"name": name, "parameters": schema, "strict": True}
+        pydantic.TypeAdapter(chat_types.ChatCompletionFunctionToolParam).validate_python(
+            {"type": "function", "function": function}
+        )
+        pydantic.TypeAdapter(responses_types.FunctionToolParam).validate_python({"type": "function", **function})
+    elif profile == "gemini":
+        gtypes.FunctionDeclaration.model_validate({"name": name, "description": description, "parameters": schema})
+    else:
+        pydantic.TypeAdapter(anthropic_types.ToolParam).validate_python({"name": name, "input_schema": schema})
+
+
+def test_exports_pass_the_sdk_models() -> None:
+    registry = agent_registry()
+    for tool in p_openai.tools(registry):
+        pydantic.TypeAdapter(chat_types.ChatCompletionToolUnionParam).validate_python(tool)
+    for tool in p_openai.tools(registry, api="responses"):
+        pydantic.TypeAdapter(responses_types.FunctionToolParam).validate_python(tool)
+    for tool in p_openai.tools(registry, strict=False):
+        pydantic.TypeAdapter(chat_types.ChatCompletionToolUnionParam).validate_python(tool)
+    for tool in p_anthropic.tools(registry):
+        pydantic.TypeAdapter(anthropic_types.ToolParam).validate_python(tool)
+    declarations = [gtypes.FunctionDeclaration.model_validate(d) for d in p_gemini.tools(registry)]
+    assert [d.name for d in declarations] == ["weather", "geo.lookup"]
+    as_json = p_gemini.tools(registry, json_schema=True)
+    json_declarations = [gtypes.FunctionDeclaration.model_validate(d) for d in as_json]
+    assert json_declarations[0].parameters_json_schema == registry.get("weather").input_schema  # type: ignore[union-attr]
+    assert [t["function"]["name"] for t in p_openai.tools(registry)] == ["weather", "geo_lookup"]
+    assert [t["name"] for t in p_anthropic.tools(registry)] == ["weather", "geo_lookup"]
+
+
+def test_openai_strict_shape() -> None:
+    schema = p_openai.tools(agent_registry())[0]["function"]["parameters"]
+    assert schema["required"] == ["location", "days"]
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["days"]["type"] == ["integer", "null"]
+    # Unsupported keywords are read by the model from the description.
+    assert "(default: 1)" in schema["properties"]["days"]["description"]
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=[p.stem for p in SCHEMAS])
+@pytest.mark.parametrize("profile", PROFILES)
+def test_real_world_schemas_export_or_name_keyword_and_tool(path: Path, profile: str) -> None:
+    document = json.loads(path.read_text())
+    try:
+        exported = export_schema(document["inputSchema"], profile, tool=document["name"])
+    except ToolDefinitionError as exc:
+        message = str(exc)
+        assert f"tool {document['name']!r}" in message
+        assert "keyword '" in message
+        assert f"{profile} profile" in message
+        return
+    _accepted(profile, "t", document.get("description"), exported.schema)
+
+
+def test_which_real_world_schemas_are_refused() -> None:
+    """The refusals are the inexpressible ones: recursion where refs are inlined, open maps under strict."""
+    refused = set()
+    for path in SCHEMAS:
+        document = json.loads(path.read_text())
+        for profile in PROFILES:
+            try:
+                export_schema(document["inputSchema"], profile, tool=document["name"])
+            except ToolDefinitionError as exc:
+                refused.add((path.stem, profile, str(exc).split("keyword ")[1].split(" ")[0]))
+    assert refused == {("draft07_family", "gemini", "'$ref'"), ("zod_search", "openai", "'additionalProperties'")}
+
+
+def test_openai_recursive_defs_are_kept() -> None:
+    document = json.loads((Path(__file__).parent / "stubgen_schemas" / "draft07_family.json").read_text())
+    exported = export_schema(document["inputSchema"], "openai", tool="register_family")
+    person = exported.schema["$defs"]["person"]
+    assert person["properties"]["children"] == {"type": ["array", "null"], "items": {"$ref": "#/$defs/person"}}
+    value = {"owner": {"name": "Ann", "children": [{"name": "Bo"}]}}
+    shaped = exported.to_provider(value)
+    assert shaped["owner"]["children"][0] == {"name": "Bo", "age": None, "address": None, "children": None}
+    assert exported.from_provider(shaped) == value
+    assert validate(exported.from_provider(shaped), document["inputSchema"]) == []
+
+
+def test_names_are_mapped_back_and_clashes_refused() -> None:
+    registry = ToolRegistry("names")
+
+    @registry.tool(name="a.b")
+    def first() -> str:
+        return "first"
+
+    answer = p_openai.run(registry, [{"id": "1", "function": {"name": "a_b", "arguments": "{}"}}])
+    assert answer[0]["content"] == "first"
+
+    @registry.tool(name="a_b")
+    def second() -> str:
+        return "second"
+
+    with pytest.raises(ToolDefinitionError, match=r"tools 'a\.b' and 'a_b' both become 'a_b'.*rename one"):
+        p_openai.tools(registry)
+    # Gemini allows dots, so the same registry exports there.
+    assert [d["name"] for d in p_gemini.tools(registry)] == ["a.b", "a_b"]
+
+
+def test_long_and_leading_digit_names() -> None:
+    registry = ToolRegistry("names")
+    long_name = "x" * 100
+
+    @registry.tool(name=long_name)
+    def long() -> str:
+        return "long"
+
+    @registry.tool(name="9lives")
+    def nine() -> str:
+        return "nine"
+
+    exported = [t["function"]["name"] for t in p_openai.tools(registry)]
+    assert len(exported[0]) == 64 and exported[1] == "9lives"
+    answer = p_openai.run(registry, [{"id": "1", "function": {"name": exported[0], "arguments": ""}}])
+    assert answer[0]["content"] == "long"
+    gemini_names = [d["name"] for d in p_gemini.tools(registry)]
+    assert gemini_names[1] == "_9lives"
+    parts = p_gemini.run(registry, [{"name": "_9lives", "args": {}}])
+    assert parts[0]["function_response"]["response"] == {"result": "nine"}
+
+
+def test_openai_limits_are_checked_at_export() -> None:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(11):
+        schema = {"type": "object", "properties": {"n": schema}, "required": ["n"], "additionalProperties": False}
+    with pytest.raises(ToolDefinitionError, match=r"tool 'deep': keyword 'properties' .*10 levels of nesting"):
+        export_schema(schema, "openai", tool="deep")
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(5001)}}
+    with pytest.raises(ToolDefinitionError, match=r"tool 'wide': keyword 'properties' .*5000 properties"):
+        export_schema(wide, "openai", tool="wide")
+
+
+def test_gemini_subset() -> None:
+    registry = ToolRegistry("g")
+
+    @registry.tool
+    def pick(
+        mode: Literal["a", "b"], level: Literal[1, 2], note: str | None = None, tags: list[str] | None = None
+    ) -> str:
+        return mode
+
+    schema = p_gemini.tools(registry)[0]["parameters"]
+    assert schema["type"] == "OBJECT"
+    assert schema["properties"]["mode"] == {"type": "STRING", "enum": ["a", "b"]}
+    # Gemini's enum holds strings only: an integer enum is told to the model in words, checked by us.
+    assert schema["properties"]["level"]["type"] == "INTEGER"
+    assert "enum: [1, 2]" in schema["properties"]["level"]["description"]
+    assert schema["properties"]["note"]["nullable"] is True and schema["properties"]["note"]["type"] == "STRING"
+    assert schema["properties"]["tags"]["type"] == "ARRAY" and schema["properties"]["tags"]["nullable"] is True
+    gtypes.FunctionDeclaration.model_validate({"name": "pick", "parameters": schema})
+    out = p_gemini.run(registry, {"function_call": {"name": "pick", "args": {"mode": "a", "level": 3}}})
+    error = "Invalid arguments: property 'level' must be one of [1, 2]"
+    assert out[0]["function_response"]["response"] == {"error": error}
+
+
+def test_unknown_profile_and_non_object_root() -> None:
+    with pytest.raises(ToolDefinitionError, match="unknown schema profile 'bard'"):
+        export_schema({"type": "object"}, "bard", tool="t")
+    with pytest.raises(ToolDefinitionError, match="tool 't': keyword 'type'"):
+        export_schema({"anyOf": [{"type": "object"}]}, "gemini", tool="t")
+    with pytest.raises(ToolDefinitionError, match="unknown profile"):
+        ToolRegistry("r", profile="bard")
