@@ -18,14 +18,15 @@ import json
 import logging
 import re
 from collections.abc import Collection, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final, final
 
 from ._validation import Validator
 
 if TYPE_CHECKING:
-    from ._registry import ToolRegistry
+    from ._registry import Tool, ToolRegistry
 
-__all__ = ["DEFAULT_REPAIRS", "REPAIRS", "adapt_call", "repair", "repairs_option", "with_notes"]
+__all__ = ["DEFAULT_REPAIRS", "REPAIRS", "begin_call", "end_call", "repair", "repair_arguments", "repairs_option"]
 
 logger = logging.getLogger("mcptools")
 
@@ -227,33 +228,47 @@ def repair(
     return repaired, notes
 
 
-def adapt_call(registry: ToolRegistry, params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """A ``tools/call``'s params as the registry's ``profile=`` and ``repair=`` read them, and the repair notes.
+# The notes of the call being answered: set where validation failed and a repair fixed it, read where the
+# result is finished. A context variable, so concurrent calls (tasks, threads) never see each other's notes.
+_NOTES: Final[ContextVar[list[str] | None]] = ContextVar("mcptools_repair_notes", default=None)
 
-    The one hook the call pipeline runs before it looks the tool up and validates: with neither option set it
-    returns ``params`` untouched. Validation then runs on the result against the original schema as always.
+
+def begin_call(registry: ToolRegistry, params: dict[str, Any]) -> dict[str, Any]:
+    """A ``tools/call``'s params as the registry's ``profile=`` reads them (null for an optional is absent).
+
+    Runs before the pipeline looks the tool up and validates; without a profile it returns ``params`` as is.
     """
+    if _NOTES.get() is not None:
+        _NOTES.set(None)
+    if not registry._exports:
+        return params
     name = params.get("name")
     arguments = params.get("arguments")
-    tool = registry.get(name) if type(name) is str else None
-    if tool is None or type(arguments) is not dict:
-        return params, []
-    exported = registry._exports.get(tool.name)
-    if exported is not None:
-        arguments = exported.from_provider(arguments)
-    notes: list[str] = []
-    if registry.repair:
-        fixed = repair(arguments, tool.input_schema, tool.validator, registry.repair)
-        if fixed is not None:
-            arguments, notes = fixed
-            logger.info("mcptools: repaired the arguments of %r: %s", tool.name, "; ".join(notes))
-    if arguments is params["arguments"]:
-        return params, notes
-    return {**params, "arguments": arguments}, notes
+    exported = registry._exports.get(name) if type(name) is str else None
+    if exported is None or type(arguments) is not dict:
+        return params
+    return {**params, "arguments": exported.from_provider(arguments)}
 
 
-def with_notes(result: dict[str, Any] | None, notes: list[str]) -> dict[str, Any] | None:
-    """The result with the repair notes first among its contents, so the model reads what was repaired."""
-    if not notes or result is None or not isinstance(result.get("content"), list):
+def repair_arguments(registry: ToolRegistry, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """Called by the pipeline only for arguments that failed validation: the repaired ones, or ``None``."""
+    if not registry.repair:
+        return None
+    fixed = repair(arguments, tool.input_schema, tool.validator, registry.repair)
+    if fixed is None:
+        return None
+    repaired, notes = fixed
+    logger.info("mcptools: repaired the arguments of %r: %s", tool.name, "; ".join(notes))
+    _NOTES.set(notes)
+    return repaired
+
+
+def end_call(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The result with this call's repair notes first among its contents, so the model reads what was repaired."""
+    notes = _NOTES.get()
+    if not notes:
+        return result
+    _NOTES.set(None)
+    if result is None or not isinstance(result.get("content"), list):
         return result
     return {**result, "content": [{"type": "text", "text": "\n".join(notes)}, *result["content"]]}

@@ -48,6 +48,9 @@ def test_exports_pass_the_sdk_models() -> None:
         pydantic.TypeAdapter(chat_types.ChatCompletionToolUnionParam).validate_python(tool)
     for tool in p_anthropic.tools(registry):
         pydantic.TypeAdapter(anthropic_types.ToolParam).validate_python(tool)
+    for tool in p_anthropic.tools(registry, strict=True):
+        pydantic.TypeAdapter(anthropic_types.ToolParam).validate_python(tool)
+        assert tool["strict"] is True and tool["input_schema"]["additionalProperties"] is False
     declarations = [gtypes.FunctionDeclaration.model_validate(d) for d in p_gemini.tools(registry)]
     assert [d.name for d in declarations] == ["weather", "geo.lookup"]
     as_json = p_gemini.tools(registry, json_schema=True)
@@ -189,3 +192,53 @@ def test_unknown_profile_and_non_object_root() -> None:
         export_schema({"anyOf": [{"type": "object"}]}, "gemini", tool="t")
     with pytest.raises(ToolDefinitionError, match="unknown profile"):
         ToolRegistry("r", profile="bard")
+
+
+def test_anthropic_strict_maps_null_back_to_absent() -> None:
+    registry = agent_registry()
+    block = {"type": "tool_use", "id": "t", "name": "weather", "input": {"location": "Oslo", "days": None}}
+    assert p_anthropic.run(registry, [block], strict=True)[0]["content"] == "Oslo: sunny for 1 days"
+    # Without strict, null is a value the original schema refuses.
+    assert p_anthropic.run(registry, [block])[0]["content"] == "Invalid arguments: property 'days' must be integer"
+
+
+def test_json_text_that_is_not_json_or_not_an_object() -> None:
+    registry = agent_registry()
+    calls = [
+        {"id": "1", "type": "function", "function": {"name": "weather", "arguments": '{"location": "Oslo",'}},
+        {"id": "2", "type": "function", "function": {"name": "weather", "arguments": "[1]"}},
+    ]
+    bad_json, not_object = p_openai.run(registry, {"tool_calls": calls})
+    assert bad_json["content"].startswith("Invalid arguments: arguments are not valid JSON (")
+    assert bad_json["content"].endswith("); send one JSON object")
+    assert not_object["content"] == "Invalid arguments: arguments must be an object"
+
+
+def test_tool_errors_and_failures_speak_like_mcp() -> None:
+    registry = agent_registry()
+
+    @registry.tool
+    def broken() -> str:
+        raise RuntimeError("secret path /etc/x")
+
+    blocks = [
+        {"type": "tool_use", "id": "a", "name": "weather", "input": {"location": "Atlantis"}},
+        {"type": "tool_use", "id": "b", "name": "broken", "input": {}},
+    ]
+    refused, failed = p_anthropic.run(registry, {"role": "assistant", "content": blocks})
+    assert refused == {"type": "tool_result", "tool_use_id": "a", "is_error": True,
+                       "content": "No forecast for Atlantis; try a real city"}  # fmt: skip
+    assert failed["content"] == "Tool 'broken' failed: RuntimeError" and failed["is_error"] is True
+
+
+def test_provider_modules_import_no_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, mcptools, mcptools.providers.openai, mcptools.providers.anthropic, mcptools.providers.gemini\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'anthropic', 'google', 'pydantic'})\n"
+        "print(loaded)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
