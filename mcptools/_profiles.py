@@ -80,6 +80,13 @@ class Exported:
         # properties): openai only, where every property must be sent.
         self._absent = absent
 
+    def json_schema(self) -> dict[str, Any]:
+        """The exported schema written as JSON Schema, for MCP clients that forward it to the provider's model.
+
+        Only the Gemini profile differs: its OpenAPI spelling (``"STRING"``, ``nullable``) becomes JSON Schema's.
+        """
+        return _as_json_schema(self.schema) if self.profile == "gemini" else self.schema
+
     def from_provider(self, value: Any) -> Any:
         """The value for the original schema: nulls that stand for absent properties are dropped."""
         if not self._absent:
@@ -461,6 +468,30 @@ def _nullable(node: dict[str, Any]) -> dict[str, Any]:
     if isinstance(kinds, list) and "enum" not in node:
         return {**node, "type": [*kinds, "null"]}
     return {"anyOf": [node, {"type": "null"}]}
+
+
+def _as_json_schema(node: Any) -> Any:
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "type" and isinstance(value, str):
+            out[key] = value.lower()
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {name: _as_json_schema(sub) for name, sub in value.items()}
+        elif key in ("items", "additionalProperties"):
+            out[key] = _as_json_schema(value)
+        elif key == "anyOf" and isinstance(value, list):
+            out[key] = [_as_json_schema(sub) for sub in value]
+        elif key != "nullable":
+            out[key] = value
+    if node.get("nullable") is True:
+        kind = out.get("type")
+        if isinstance(kind, str) and "enum" not in out:
+            out["type"] = [kind, "null"]
+        else:
+            return {"anyOf": [out, {"type": "null"}]}
+    return out
 
 
 def export_schema(schema: Mapping[str, Any], profile: str, *, tool: str) -> Exported:

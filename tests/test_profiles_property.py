@@ -7,7 +7,7 @@ maps back onto a value the original accepts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -96,3 +96,24 @@ def test_null_for_an_optional_means_absent_so_the_default_applies() -> None:
     # A property whose own schema takes null keeps its null: it is a value, not an absence.
     answer = registry.handle({**call, "params": {"name": "greet", "arguments": {"name": "Ann", "extra": None}}})
     assert answer is not None and answer["result"]["content"][0]["text"] == "Hello, AnnNone"
+
+
+def test_gemini_profile_for_mcp_is_json_schema() -> None:
+    registry = ToolRegistry("picky", profile="gemini")
+
+    @registry.tool
+    def pick(mode: Literal["a", "b"], level: Literal[1, 2] = 1, note: str | None = None) -> str:
+        return f"{mode} {level} {note}"
+
+    listed = registry.list_tools()[0]["inputSchema"]
+    assert listed["type"] == "object"
+    assert listed["properties"]["mode"] == {"type": "string", "enum": ["a", "b"]}
+    assert listed["properties"]["note"]["type"] == ["string", "null"]
+    assert "enum: [1, 2]" in listed["properties"]["level"]["description"]
+    checker = compile_schema(listed)
+    assert checker.is_valid({"mode": "a", "note": None}) and not checker.is_valid({"mode": "c"})
+    params = {"name": "pick", "arguments": {"mode": "b", "level": 3}}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    answer = registry.handle(call)
+    assert answer is not None
+    assert answer["result"]["content"][0]["text"] == "Invalid arguments: property 'level' must be one of [1, 2]"
