@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from agent_tools import registry
+import agent_tools
 
 from mcptools.providers import anthropic as provider
 
@@ -23,13 +23,13 @@ MODEL = os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-5")
 def ask(client: Any, question: str, *, model: str = MODEL, turns: int = 10) -> str:
     """Ask ``question``, running the tools the model calls, until it answers in text."""
     messages: list[Any] = [{"role": "user", "content": question}]
-    tools = provider.tools(registry)
+    tools = provider.tools(agent_tools.registry)
     for _ in range(turns):
         response = client.messages.create(model=model, max_tokens=1024, messages=messages, tools=tools)
         if response.stop_reason != "tool_use":
             return "".join(block.text for block in response.content if block.type == "text")
         messages.append({"role": "assistant", "content": response.content})
-        messages.append({"role": "user", "content": provider.run(registry, response)})
+        messages.append({"role": "user", "content": provider.run(agent_tools.registry, response)})
     return "(no answer after the turn limit)"
 
 

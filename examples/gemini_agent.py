@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from agent_tools import registry
+import agent_tools
 
 from mcptools.providers import gemini as provider
 
@@ -24,7 +24,7 @@ def ask(client: Any, question: str, *, model: str = MODEL, turns: int = 10) -> s
     """Ask ``question``, running the tools the model calls, until it answers in text."""
     from google.genai import types
 
-    declarations = [types.FunctionDeclaration.model_validate(d) for d in provider.tools(registry)]
+    declarations = [types.FunctionDeclaration.model_validate(d) for d in provider.tools(agent_tools.registry)]
     config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=declarations)])
     contents: list[Any] = [types.Content(role="user", parts=[types.Part(text=question)])]
     for _ in range(turns):
@@ -32,7 +32,8 @@ def ask(client: Any, question: str, *, model: str = MODEL, turns: int = 10) -> s
         if not response.function_calls:
             return str(response.text or "")
         contents.append(response.candidates[0].content)
-        contents.append(types.Content.model_validate({"role": "user", "parts": provider.run(registry, response)}))
+        results = provider.run(agent_tools.registry, response)
+        contents.append(types.Content.model_validate({"role": "user", "parts": results}))
     return "(no answer after the turn limit)"
 
 

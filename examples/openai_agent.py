@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from agent_tools import registry
+import agent_tools
 
 from mcptools.providers import openai as provider
 
@@ -23,14 +23,14 @@ MODEL = os.environ.get("OPENAI_MODEL", "gpt-4.1-mini")
 def ask(client: Any, question: str, *, model: str = MODEL, turns: int = 10) -> str:
     """Ask ``question``, running the tools the model calls, until it answers in text."""
     messages: list[Any] = [{"role": "user", "content": question}]
-    tools = provider.tools(registry)
+    tools = provider.tools(agent_tools.registry)
     for _ in range(turns):
         response = client.chat.completions.create(model=model, messages=messages, tools=tools)
         message = response.choices[0].message
         if not message.tool_calls:
             return str(message.content or "")
         messages.append(message.model_dump(exclude_none=True))
-        messages.extend(provider.run(registry, response))
+        messages.extend(provider.run(agent_tools.registry, response))
     return "(no answer after the turn limit)"
 
 
