@@ -17,7 +17,9 @@ keyword, raised at export, never at call time.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final, Literal, final
 
@@ -64,7 +66,7 @@ def _dump(value: Any) -> str:
 class Exported:
     """One tool's schema under one profile, and the maps between the two value spaces."""
 
-    __slots__ = ("_absent", "original", "profile", "schema")
+    __slots__ = ("_absent", "_renamed", "original", "profile", "schema")
 
     def __init__(
         self,
@@ -72,6 +74,7 @@ class Exported:
         original: dict[str, Any],
         schema: dict[str, Any],
         absent: dict[int, tuple[frozenset[str], frozenset[str]]],
+        renamed: dict[int, dict[str, str]] | None = None,
     ) -> None:
         self.profile = profile
         self.original = original
@@ -79,6 +82,8 @@ class Exported:
         # id(exported object node) -> (the properties whose null means "absent" there, all its optional
         # properties): openai only, where every property must be sent.
         self._absent = absent
+        # id(exported object node) -> {provider's property name: original name} (gemini only).
+        self._renamed = renamed or {}
 
     def json_schema(self) -> dict[str, Any]:
         """The exported schema written as JSON Schema, for MCP clients that forward it to the provider's model.
@@ -89,13 +94,13 @@ class Exported:
 
     def from_provider(self, value: Any) -> Any:
         """The value for the original schema: nulls that stand for absent properties are dropped."""
-        if not self._absent:
+        if not self._absent and not self._renamed:
             return value
         return self._walk(value, self.schema, drop=True, depth=0)
 
     def to_provider(self, value: Any) -> Any:
         """The provider-shaped form of a value of the original schema (absent optional properties sent as null)."""
-        if not self._absent:
+        if not self._absent and not self._renamed:
             return value
         return self._walk(value, self.schema, drop=False, depth=0)
 
@@ -118,11 +123,17 @@ class Exported:
             if not isinstance(properties, dict):
                 return value
             absent, optional = self._absent.get(id(node), (frozenset(), frozenset()))
+            renamed = self._renamed.get(id(node), {})
+            if renamed and not drop:
+                renamed = {original: provider for provider, original in renamed.items()}
             out: dict[str, Any] = {}
             for key, item in value.items():
                 if drop and item is None and key in absent:
                     continue
-                out[key] = self._walk(item, properties[key], drop=drop, depth=depth + 1) if key in properties else item
+                name = renamed.get(key) or key
+                schema_key = key if drop else name  # the exported properties carry the provider's names
+                sub = properties.get(schema_key)
+                out[name] = self._walk(item, sub, drop=drop, depth=depth + 1) if sub is not None else item
             if not drop:
                 for key in optional:
                     out.setdefault(key, None)
@@ -174,13 +185,14 @@ def _pick(branches: list[Any], value: Any, resolve: Any) -> Any:
 
 @final
 class _Exporter:
-    __slots__ = ("absent", "defs", "depth", "inlining", "profile", "properties", "root", "tool")
+    __slots__ = ("absent", "defs", "depth", "inlining", "profile", "properties", "renamed", "root", "tool")
 
     def __init__(self, profile: str, tool: str, root: dict[str, Any]) -> None:
         self.profile = profile
         self.tool = tool
         self.root = root
         self.absent: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self.renamed: dict[int, dict[str, str]] = {}
         self.defs: dict[str, Any] = {}
         self.inlining: list[str] = []
         self.properties = 0
@@ -442,8 +454,33 @@ class _Exporter:
                 out["anyOf"] = plain
         if out.get("type") == "OBJECT" and "properties" not in out and "additionalProperties" not in out:
             out["properties"] = {}
+        if out.get("properties"):
+            self.rename(out, where)
         self.note(out, moved)
         return out
+
+    def rename(self, out: dict[str, Any], where: str) -> None:
+        """Gemini's parameter names: a letter or ``_`` first, then letters, digits and ``_``, 64 at most."""
+        names = {key: _gemini_name(key) for key in out["properties"]}
+        if all(key == new for key, new in names.items()):
+            return
+        if len(set(names.values())) != len(names):
+            raise self.fail(
+                "properties", where, "two property names become one under Gemini's name rule", "rename one of them"
+            )
+        out["properties"] = {names[key]: value for key, value in out["properties"].items()}
+        if "required" in out:
+            out["required"] = [names.get(key, key) for key in out["required"]]
+        self.renamed[id(out)] = {new: key for key, new in names.items() if new != key}
+
+
+def _gemini_name(name: str) -> str:
+    mapped = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    if not mapped or not (mapped[0].isascii() and (mapped[0].isalpha() or mapped[0] == "_")):
+        mapped = "_" + mapped
+    if len(mapped) > 64:
+        mapped = f"{mapped[:55]}_{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    return mapped
 
 
 def _accepts_null(node: Any, defs: Mapping[str, Any]) -> bool:
@@ -508,4 +545,4 @@ def export_schema(schema: Mapping[str, Any], profile: str, *, tool: str) -> Expo
     exported = exporter.node(top, "", 1)
     if profile == "openai" and exporter.defs:
         exported["$defs"] = exporter.defs
-    return Exported(profile, original, exported, exporter.absent)
+    return Exported(profile, original, exported, exporter.absent, exporter.renamed)

@@ -242,3 +242,28 @@ def test_provider_modules_import_no_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_gemini_parameter_names_are_mapped_both_ways() -> None:
+    registry = ToolRegistry("kebab")
+
+    nested = {"type": "object", "properties": {"on-off": {"type": "boolean"}}}
+    schema = {"type": "object", "properties": {"x-request-id": {"type": "string"}, "2fa": nested}}
+
+    @registry.tool(input_schema={**schema, "required": ["x-request-id"]})
+    def send(**arguments: Any) -> str:
+        return json.dumps(arguments, sort_keys=True)
+
+    exported_schema = p_gemini.tools(registry)[0]["parameters"]
+    assert list(exported_schema["properties"]) == ["x_request_id", "_2fa"]
+    assert exported_schema["required"] == ["x_request_id"]
+    assert list(exported_schema["properties"]["_2fa"]["properties"]) == ["on_off"]
+    gtypes.FunctionDeclaration.model_validate({"name": "send", "parameters": exported_schema})
+    call = {"name": "send", "args": {"x_request_id": "r1", "_2fa": {"on_off": True}}}
+    answer = p_gemini.run(registry, [call])[0]["function_response"]["response"]
+    assert json.loads(answer["result"]) == {"x-request-id": "r1", "2fa": {"on-off": True}}
+    exported = export_schema(registry.get("send").input_schema, "gemini", tool="send")  # type: ignore[union-attr]
+    assert exported.to_provider({"x-request-id": "r1"}) == {"x_request_id": "r1"}
+    clash = {"type": "object", "properties": {"a-b": {"type": "string"}, "a_b": {"type": "string"}}}
+    with pytest.raises(ToolDefinitionError, match=r"tool 'c': keyword 'properties'.*two property names become one"):
+        export_schema(clash, "gemini", tool="c")
