@@ -11,7 +11,8 @@ keyword, raised at export, never at call time.
   an optional property whose schema refuses null becomes nullable, and null sent for it maps back to absent
   (so the function's default applies). ``$defs`` are kept (recursion is allowed); other refs are inlined.
 - ``gemini``: the OpenAPI-flavoured subset of Gemini's ``FunctionDeclaration.parameters``: upper-case types,
-  ``nullable`` instead of a null type, string-only ``enum``, every ref inlined. Values need no mapping.
+  ``nullable`` instead of a null type, string-only ``enum``, every ref inlined; property names outside Gemini's
+  rule are renamed (``x-request-id`` is ``x_request_id``) and the values' keys renamed back.
 - ``anthropic``: the schema as is.
 """
 
@@ -116,7 +117,7 @@ class Exported:
             return value
         branches = node.get("anyOf")
         if isinstance(branches, list):
-            branch = _pick(branches, value, self._resolve)
+            branch = _pick(branches, value, self._resolve, self._renamed, drop)
             return value if branch is None else self._walk(value, branch, drop=drop, depth=depth + 1)
         if isinstance(value, dict):
             properties = node.get("properties")
@@ -164,14 +165,20 @@ def _type_fits(node: Mapping[str, Any], value: Any) -> bool:
     return not names
 
 
-def _pick(branches: list[Any], value: Any, resolve: Any) -> Any:
-    """The branch of an ``anyOf`` a value belongs to, told by type, property names and const discriminators."""
+def _pick(branches: list[Any], value: Any, resolve: Any, renamed: Mapping[int, Mapping[str, str]], drop: bool) -> Any:
+    """The branch of an ``anyOf`` a value belongs to, told by type, property names and const discriminators.
+
+    Going back (``drop``) the value has the provider's property names, as the branch does; going out it has
+    the original names, so the branch's are read through its renames.
+    """
     for raw in branches:
         branch = resolve(raw)
         if not isinstance(branch, dict) or not _type_fits(branch, value):
             continue
         if isinstance(value, dict) and isinstance(branch.get("properties"), dict):
             properties = branch["properties"]
+            names = {} if drop else renamed.get(id(branch), {})
+            properties = {names.get(key, key): sub for key, sub in properties.items()}
             if not set(value) <= set(properties):
                 continue
             if any(
