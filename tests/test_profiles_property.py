@@ -42,7 +42,7 @@ def provider_schema(exported: Exported) -> dict[str, Any]:
     return as_json_schema(exported.schema) if exported.profile == "gemini" else exported.schema
 
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _round_trip(profile: str, data: st.DataObject, schema: dict[str, Any]) -> None:

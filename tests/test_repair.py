@@ -173,7 +173,7 @@ def test_readme_table_lists_every_repair() -> None:
 
 # -- properties ----------------------------------------------------------------------------------------------
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _mistake(value: Any) -> st.SearchStrategy[Any]:
