@@ -18,7 +18,6 @@ keyword, raised at export, never at call time.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -486,6 +485,8 @@ def _gemini_name(name: str) -> str:
     if not mapped or not (mapped[0].isascii() and (mapped[0].isalpha() or mapped[0] == "_")):
         mapped = "_" + mapped
     if len(mapped) > 64:
+        import hashlib  # only for names this long: it loads OpenSSL
+
         mapped = f"{mapped[:55]}_{hashlib.sha256(name.encode()).hexdigest()[:8]}"
     return mapped
 

@@ -191,7 +191,7 @@ def test_unknown_profile_and_non_object_root() -> None:
     with pytest.raises(ToolDefinitionError, match="tool 't': keyword 'type'"):
         export_schema({"anyOf": [{"type": "object"}]}, "gemini", tool="t")
     with pytest.raises(ToolDefinitionError, match="unknown profile"):
-        ToolRegistry("r", profile="bard")
+        ToolRegistry("r", profile="bard")  # type: ignore[arg-type]
 
 
 def test_anthropic_strict_maps_null_back_to_absent() -> None:
