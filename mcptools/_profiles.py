@@ -262,10 +262,9 @@ class _Exporter:
                     if name not in self.defs:
                         self.defs[name] = None  # placed first, so a recursive ref finds it
                         self.defs[name] = self.node(self.lookup(ref, where), f"{ref}", 1)
-                    out: dict[str, Any] = {"$ref": f"#/$defs/{name}"}
-                    if isinstance(schema.get("description"), str):
-                        out["description"] = schema["description"]
-                    return out
+                    # Strict mode refuses keywords beside a $ref (openai-python unravels such refs); the
+                    # definition keeps its own description.
+                    return {"$ref": f"#/$defs/{name}"}
         if ref in self.inlining:
             raise self.fail(
                 "$ref", where, f"{ref!r} is recursive and the {self.profile} profile inlines refs", "remove the cycle"
