@@ -29,7 +29,9 @@ class ToolRegistry:
     """The tools of one server, and the JSON-RPC entry point that serves them.
 
     ``registry.tools`` is the contract's mapping ``{name: (schema, fn)}``, usable with ``call_tool`` directly;
-    ``registry.handle(message)`` answers one JSON-RPC message.
+    ``registry.handle(message)`` answers one JSON-RPC message. ``profile=`` publishes the schemas under a model
+    API's profile (see ``mcptools._profiles``) and ``repair=`` names the repairs made to arguments that fail
+    validation (``mcptools._repair``; JSON text where an object or array is wanted, by default).
     """
 
     __slots__ = (

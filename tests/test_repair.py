@@ -231,3 +231,29 @@ def test_repair_makes_an_invalid_value_pass_only_through_single_repairs(
     if len(notes) == 1:
         # One value was repaired, so exactly one kind of repair fits it: each kind alone, only that one works.
         assert sum(repair(broken, schema, checker, [name]) is not None for name in REPAIRS) == 1
+
+
+def test_concurrent_calls_never_see_each_others_notes() -> None:
+    import asyncio
+
+    registry = ToolRegistry("concurrent", repair=True)
+
+    @registry.tool
+    async def wait(days: int, delay: float) -> str:
+        await asyncio.sleep(delay)
+        return f"waited {days}"
+
+    def message(call_id: int, days: object, delay: float) -> dict[str, Any]:
+        params = {"name": "wait", "arguments": {"days": days, "delay": delay}}
+        return {"jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": params}
+
+    async def both() -> list[Any]:
+        # The repaired call is still running when the valid one finishes, and the other way round.
+        return list(await asyncio.gather(
+            registry.handle_async(message(1, "2", 0.05)),
+            registry.handle_async(message(2, 3, 0.0)),
+        ))  # fmt: skip
+
+    repaired, plain = asyncio.run(both())
+    assert [c["text"] for c in repaired["result"]["content"]] == ["note: 'days' was \"2\", read as 2", "waited 2"]
+    assert [c["text"] for c in plain["result"]["content"]] == ["waited 3"]
