@@ -57,6 +57,7 @@ __all__ = [
     "auth",
     "call_tool",
     "compile_schema",
+    "providers",
     "serve_stdio",
     "tool",
     "validate",
@@ -88,6 +89,11 @@ def __getattr__(name: str) -> object:
     if name == "__version__":
         found = globals()["__version__"] = _version()
         return found
+    if name == "providers":
+        # The model-API front ends (mcptools.providers.openai, ...): a subpackage, loaded when first named.
+        import importlib
+
+        return importlib.import_module("mcptools.providers")
     if name in _LAZY:
         from mcptools import _transports
 
@@ -98,4 +104,4 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY, "__version__"})
+    return sorted({*globals(), *_LAZY, "__version__", "providers"})

@@ -107,6 +107,9 @@ Prepared: TypeAlias = "tuple[Tool, dict[str, Any], dict[str, Any], dict[str, Any
 # A hook reading what earlier rounds carried, given the tool's name and the arguments (it may raise
 # ProtocolError); the engine passes one only for requests that carry rounds.
 Carried: TypeAlias = Callable[[str, dict[str, Any]], "tuple[dict[str, Any], dict[str, Any] | None]"]
+# A hook given a tool and arguments that failed validation: repaired arguments that pass, or None (the
+# registry's repair=, see mcptools._repair; only arguments that fail ever reach it).
+Repair: TypeAlias = Callable[["Tool", dict[str, Any]], "dict[str, Any] | None"]
 
 
 def prepare_call(
@@ -115,6 +118,7 @@ def prepare_call(
     *,
     expose_errors: bool = False,
     carried: Carried | None = None,
+    repair: Repair | None = None,
 ) -> Prepared | dict[str, Any]:
     """Everything before the tool runs, once: find it, read the arguments, (``carried``), validate them once,
     convert them once and give mutable defaults a fresh copy. A dict return is the call's result already
@@ -135,7 +139,10 @@ def prepare_call(
     answers, replay = carried(name, arguments) if carried is not None else ({}, None)
     validator = tool.validator
     if not validator.is_valid(arguments):
-        return invalid_arguments_result(validator.errors(arguments))
+        repaired = repair(tool, arguments) if repair is not None else None
+        if repaired is None:
+            return invalid_arguments_result(validator.errors(arguments))
+        arguments = repaired
     try:
         kwargs = tool.convert(arguments) if tool.convert is not None else arguments
     except Exception as exc:

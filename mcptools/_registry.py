@@ -7,16 +7,20 @@ on first use; transports reach it through ``registry.engine``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, TypeVar, final, overload
 
 from typing_extensions import ParamSpec
 
 from ._errors import ToolDefinitionError
 from ._protocol.engine import Engine
 from ._protocol.session import Session, discard
+from ._repair import DEFAULT_REPAIRS, repairs_option
 from ._tool import MARK, Tool, ToolAnnotations, ToolDecorator, ToolOptions, check_scopes, describe, tool
+
+if TYPE_CHECKING:
+    from ._profiles import Exported, ProfileName
 
 __all__ = ["Tool", "ToolAnnotations", "ToolRegistry", "tool"]
 
@@ -38,10 +42,13 @@ class ToolRegistry:
         "__weakref__",
         "_engine",
         "_entries",
+        "_exports",
         "_tools",
         "expose_errors",
         "instructions",
         "name",
+        "profile",
+        "repair",
         "suggest_names",
         "version",
     )
@@ -54,6 +61,8 @@ class ToolRegistry:
         instructions: str | None = None,
         expose_errors: bool = False,
         suggest_names: bool = False,
+        profile: ProfileName | None = None,
+        repair: bool | str | Collection[str] | None = DEFAULT_REPAIRS,
     ) -> None:
         if type(name) is not str or not name:
             raise ToolDefinitionError("ToolRegistry needs a server name, e.g. ToolRegistry('weather-server')")
@@ -65,6 +74,18 @@ class ToolRegistry:
         # Off by default because the contract's strings are exact: with it, an unknown argument close to a
         # known one reads "unexpected property 'locaton' (did you mean 'location'?)".
         self.suggest_names = suggest_names
+        # Schema profile for picky MCP clients (they forward schemas to model APIs); see mcptools._profiles.
+        if profile is not None and profile not in ("openai", "gemini", "anthropic"):
+            raise ToolDefinitionError(
+                f"ToolRegistry({name!r}, profile={profile!r}): unknown profile; the profiles are openai, gemini, "
+                f"anthropic"
+            )
+        self.profile = profile
+        try:
+            self.repair = repairs_option(repair, where=f"ToolRegistry({name!r}, repair=...)")
+        except ValueError as exc:
+            raise ToolDefinitionError(str(exc)) from None
+        self._exports: dict[str, Exported] = {}
         self._tools: dict[str, Tool] = {}
         self._entries: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {}
         # The protocol state (sealed requestState and cursors, paging) is made on first use: a registry that
@@ -149,9 +170,20 @@ class ToolRegistry:
                 f"(function {describe(existing.fn)}); pass name='...' to give one of them another name"
             )
         entry = Tool(fn, options, suggest_names=self.suggest_names)
+        if self.profile is not None:
+            from ._profiles import export_schema  # only registries with a profile pay for importing it
+
+            exported = export_schema(entry.input_schema, self.profile, tool=entry.name)
+            self._exports[entry.name] = exported
+            entry.listing = {**entry.listing, "inputSchema": exported.json_schema()}
         self._tools[entry.name] = entry
         self._entries[entry.name] = (entry.input_schema, fn)
         return entry
+
+    @property
+    def exports(self) -> Mapping[str, Exported]:
+        """The tools' schemas under the registry's ``profile=`` (empty without one), by tool name."""
+        return self._exports
 
     @property
     def tools(self) -> Mapping[str, tuple[dict[str, Any], Callable[..., Any]]]:

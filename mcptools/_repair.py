@@ -19,12 +19,12 @@ import logging
 import re
 from collections.abc import Collection, Mapping
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final, overload
 
 from ._validation import Validator
 
 if TYPE_CHECKING:
-    from ._registry import Tool, ToolRegistry
+    from ._profiles import Exported
 
 __all__ = ["DEFAULT_REPAIRS", "REPAIRS", "begin_call", "end_call", "repair", "repair_arguments", "repairs_option"]
 
@@ -233,36 +233,44 @@ def repair(
 _NOTES: Final[ContextVar[list[str] | None]] = ContextVar("mcptools_repair_notes", default=None)
 
 
-def begin_call(registry: ToolRegistry, params: dict[str, Any]) -> dict[str, Any]:
+def begin_call(exports: Mapping[str, Exported], params: dict[str, Any]) -> dict[str, Any]:
     """A ``tools/call``'s params as the registry's ``profile=`` reads them (null for an optional is absent).
 
     Runs before the pipeline looks the tool up and validates; without a profile it returns ``params`` as is.
     """
     if _NOTES.get() is not None:
         _NOTES.set(None)
-    if not registry._exports:
+    if not exports:
         return params
     name = params.get("name")
     arguments = params.get("arguments")
-    exported = registry._exports.get(name) if type(name) is str else None
+    exported = exports.get(name) if type(name) is str else None
     if exported is None or type(arguments) is not dict:
         return params
     return {**params, "arguments": exported.from_provider(arguments)}
 
 
-def repair_arguments(registry: ToolRegistry, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
+def repair_arguments(
+    enabled: frozenset[str], name: str, schema: Mapping[str, Any], validator: Validator, arguments: dict[str, Any]
+) -> dict[str, Any] | None:
     """Called by the pipeline only for arguments that failed validation: the repaired ones, or ``None``."""
-    if not registry.repair:
+    if not enabled:
         return None
-    fixed = repair(arguments, tool.input_schema, tool.validator, registry.repair)
+    fixed = repair(arguments, schema, validator, enabled)
     if fixed is None:
         return None
     repaired, notes = fixed
-    logger.info("mcptools: repaired the arguments of %r: %s", tool.name, "; ".join(notes))
+    logger.info("mcptools: repaired the arguments of %r: %s", name, "; ".join(notes))
     _NOTES.set(notes)
     return repaired
 
 
+@overload
+def end_call(result: dict[str, Any]) -> dict[str, Any]: ...
+@overload
+def end_call(result: None) -> None: ...
+@overload
+def end_call(result: dict[str, Any] | None) -> dict[str, Any] | None: ...
 def end_call(result: dict[str, Any] | None) -> dict[str, Any] | None:
     """The result with this call's repair notes first among its contents, so the model reads what was repaired."""
     notes = _NOTES.get()

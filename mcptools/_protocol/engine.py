@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
@@ -40,6 +40,7 @@ from .._pipeline import (
     run_inline,
 )
 from .._pipeline import finish as finish_call
+from .._repair import begin_call, end_call, repair_arguments
 from ..auth import auth_enforced, visible
 from .request_rules import (
     INVALID_REQUEST_TEXT,
@@ -66,6 +67,7 @@ from .session import Send, Session, discard
 from .state import StateSealer, arguments_digest
 
 if TYPE_CHECKING:
+    from .._profiles import Exported
     from .._tool import Tool
 
 __all__ = ["Engine", "ToolSource", "internal_error"]
@@ -89,6 +91,10 @@ class ToolSource(Protocol):
     def instructions(self) -> str | None: ...
     @property
     def expose_errors(self) -> bool: ...
+    @property
+    def repair(self) -> frozenset[str]: ...
+    @property
+    def exports(self) -> Mapping[str, Exported]: ...
     def get(self, name: str) -> Tool | None: ...
     def list_tools(self) -> list[dict[str, Any]]: ...
 
@@ -319,7 +325,8 @@ class Engine:
         call, method, params = routed
         try:
             if method == "tools/call":
-                result = await self._tools_call(call, params, session, send, close_stream)
+                params = begin_call(self.registry.exports, params)  # profile= and repair= (mcptools._repair)
+                result = end_call(await self._tools_call(call, params, session, send, close_stream))
                 if result is None:
                     return None
             else:
@@ -355,12 +362,15 @@ class Engine:
                 # table that has tools/call. Same preparation and run as below.
                 request_id = message["id"]
                 expose_errors = self.registry.expose_errors
+                params = begin_call(self.registry.exports, params)  # profile= and repair= (mcptools._repair)
                 try:
-                    prepared = prepare_call(params, self.registry.get, expose_errors=expose_errors)
+                    prepared = prepare_call(
+                        params, self.registry.get, expose_errors=expose_errors, repair=self._repair_hook()
+                    )
                 except ProtocolError as problem:
                     return error_response(request_id, problem.code, problem.message, problem.data)
                 if isinstance(prepared, dict):
-                    return result_response(request_id, prepared)
+                    return result_response(request_id, end_call(prepared))
                 tool = prepared[0]
                 if tool.is_async or tool.context_param is not None:
                     meta = params.get("_meta")
@@ -369,9 +379,9 @@ class Engine:
                         if type(meta) is dict
                         else _Call(request_id, {}, False, {}, None)
                     )
-                    result = self._run_sync(call, prepared)
+                    result = end_call(self._run_sync(call, prepared))
                     return result_response(request_id, result) if result is not None else None
-                return result_response(request_id, run_inline(tool, prepared[2], expose_errors=expose_errors))
+                return result_response(request_id, end_call(run_inline(tool, prepared[2], expose_errors=expose_errors)))
             # Only initialize writes to a session here (logging/setLevel needs one it opened): every other
             # request may share one that stays empty, which saves building a session per call.
             session = Session() if message["method"] == "initialize" else _SESSIONLESS
@@ -381,11 +391,12 @@ class Engine:
             call, method, params = routed
             try:
                 if method == "tools/call":
+                    params = begin_call(self.registry.exports, params)  # profile= and repair= (mcptools._repair)
                     prepared = self._prepare(call, params)
                     if isinstance(prepared, dict):
-                        result = prepared
+                        result = end_call(prepared)
                     else:
-                        ran = self._run_sync(call, prepared)
+                        ran = end_call(self._run_sync(call, prepared))
                         if ran is None:
                             return None  # cancelled: the protocol sends no response
                         result = ran
@@ -511,7 +522,20 @@ class Engine:
             def carried(name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
                 return self._answers(call, params, name, arguments)
 
-        return prepare_call(params, self.registry.get, expose_errors=self.registry.expose_errors, carried=carried)
+        return prepare_call(
+            params,
+            self.registry.get,
+            expose_errors=self.registry.expose_errors,
+            carried=carried,
+            repair=self._repair_hook(),
+        )
+
+    def _repair_hook(self) -> Callable[[Tool, dict[str, Any]], dict[str, Any] | None] | None:
+        """The registry's ``repair=`` as the pipeline's hook; ``None`` when it repairs nothing."""
+        return self._repair if self.registry.repair else None
+
+    def _repair(self, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        return repair_arguments(self.registry.repair, tool.name, tool.input_schema, tool.validator, arguments)
 
     async def _tools_call(
         self,
