@@ -206,14 +206,20 @@ class _Walk:
 
 
 def repair(
-    arguments: Any, schema: Mapping[str, Any], validator: Validator, enabled: Collection[str] = REPAIRS
+    arguments: Any,
+    schema: Mapping[str, Any],
+    validator: Validator,
+    enabled: Collection[str] = REPAIRS,
+    *,
+    known_invalid: bool = False,
 ) -> tuple[dict[str, Any], list[str]] | None:
     """The repaired arguments and one note per repair, or ``None`` when no repair makes them valid.
 
     Valid arguments are never repaired (``None``), so a caller that repairs after a failed check can never
-    change a value that was already right.
+    change a value that was already right; ``known_invalid`` is that caller saying it checked already (the
+    pipeline validates a call once).
     """
-    if not isinstance(arguments, dict) or validator.is_valid(arguments):
+    if not isinstance(arguments, dict) or (not known_invalid and validator.is_valid(arguments)):
         return None
     walk = _Walk(schema, frozenset(enabled))
     repaired = walk.visit(arguments, schema, "", 0)
@@ -256,7 +262,7 @@ def repair_arguments(
     """Called by the pipeline only for arguments that failed validation: the repaired ones, or ``None``."""
     if not enabled:
         return None
-    fixed = repair(arguments, schema, validator, enabled)
+    fixed = repair(arguments, schema, validator, enabled, known_invalid=True)
     if fixed is None:
         return None
     repaired, notes = fixed
