@@ -50,6 +50,7 @@ __all__ = [
     "run_coroutine",
     "run_inline",
     "text_result",
+    "with_notes",
 ]
 
 logger = logging.getLogger("mcptools")
@@ -100,16 +101,22 @@ def read_arguments(params: Mapping[str, Any]) -> dict[str, Any] | None:
     return arguments if isinstance(arguments, dict) else None
 
 
-# What a prepared call carries on: the tool, the arguments as sent, the keyword arguments to call it with, and
-# what earlier input-required rounds gathered (their answers, and what they already streamed). A plain tuple:
-# this is built on every call, and a tuple is the cheapest record Python has.
-Prepared: TypeAlias = "tuple[Tool, dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any] | None]"
+# What a prepared call carries on: the tool, the arguments as validated, the keyword arguments to call it with,
+# what earlier input-required rounds gathered (their answers, and what they already streamed), and the notes of
+# a repair (``repair=``) the result must open with. A plain tuple: this is built on every call, and a tuple is
+# the cheapest record Python has.
+Prepared: TypeAlias = (
+    "tuple[Tool, dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any] | None, tuple[str, ...]]"
+)
 # A hook reading what earlier rounds carried, given the tool's name and the arguments (it may raise
 # ProtocolError); the engine passes one only for requests that carry rounds.
 Carried: TypeAlias = Callable[[str, dict[str, Any]], "tuple[dict[str, Any], dict[str, Any] | None]"]
-# A hook given a tool and arguments that failed validation: repaired arguments that pass, or None (the
-# registry's repair=, see mcptools._repair; only arguments that fail ever reach it).
-Repair: TypeAlias = Callable[["Tool", dict[str, Any]], "dict[str, Any] | None"]
+# A hook given a tool and arguments that failed validation: repaired arguments that pass and the notes that
+# say what was repaired, or None (the registry's repair=, see mcptools._repair; only failing arguments reach it).
+Repair: TypeAlias = Callable[["Tool", dict[str, Any]], "tuple[dict[str, Any], tuple[str, ...]] | None"]
+# A hook reading arguments in the shape the registry published them (its profile=, see mcptools._profiles: a
+# null for an optional property means absent) back into the shape the tool's own schema validates.
+Adapt: TypeAlias = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
 def prepare_call(
@@ -119,10 +126,12 @@ def prepare_call(
     expose_errors: bool = False,
     carried: Carried | None = None,
     repair: Repair | None = None,
+    adapt: Adapt | None = None,
 ) -> Prepared | dict[str, Any]:
-    """Everything before the tool runs, once: find it, read the arguments, (``carried``), validate them once,
-    convert them once and give mutable defaults a fresh copy. A dict return is the call's result already
-    (invalid arguments, a conversion that raised); an unknown tool raises ``ProtocolError``."""
+    """Everything before the tool runs, once: find it, read the arguments (``adapt``: as the profile published
+    them; ``carried``: earlier rounds), validate them once (``repair``: only when they fail), convert them once
+    and give mutable defaults a fresh copy. A dict return is the call's result already (invalid arguments, a
+    conversion that raised); an unknown tool raises ``ProtocolError``."""
     # find_tool and read_arguments, inlined: this runs on every call, and two calls are a tenth of its cost.
     name = params.get("name")
     if type(name) is not str:
@@ -136,17 +145,20 @@ def prepare_call(
         arguments = {}
     elif not isinstance(arguments, dict):
         return invalid_arguments_result(["arguments must be an object"])
+    if adapt is not None:
+        arguments = adapt(name, arguments)
     answers, replay = carried(name, arguments) if carried is not None else ({}, None)
     validator = tool.validator
+    notes: tuple[str, ...] = ()
     if not validator.is_valid(arguments):
         repaired = repair(tool, arguments) if repair is not None else None
         if repaired is None:
             return invalid_arguments_result(validator.errors(arguments))
-        arguments = repaired
+        arguments, notes = repaired
     try:
         kwargs = tool.convert(arguments) if tool.convert is not None else arguments
     except Exception as exc:
-        return failure_result(tool.name, exc, expose_errors=expose_errors)
+        return with_notes(failure_result(tool.name, exc, expose_errors=expose_errors), notes)
     if tool.mutable_defaults:
         # Python made each default once; a call that changes its copy must not change the next call's.
         if kwargs is arguments:
@@ -154,7 +166,14 @@ def prepare_call(
         for parameter, default in tool.mutable_defaults:
             if parameter not in kwargs:
                 kwargs[parameter] = copy.deepcopy(default)
-    return tool, arguments, kwargs, answers, replay
+    return tool, arguments, kwargs, answers, replay, notes
+
+
+def with_notes(result: dict[str, Any], notes: tuple[str, ...]) -> dict[str, Any]:
+    """``result`` opening with the repair notes, so the model reads what was read differently from what it sent."""
+    if not notes or not isinstance(result.get("content"), list):
+        return result
+    return {**result, "content": [{"type": "text", "text": "\n".join(notes)}, *result["content"]]}
 
 
 def finish(tool: Tool, value: Any, *, expose_errors: bool = False) -> dict[str, Any]:
@@ -167,15 +186,16 @@ def finish(tool: Tool, value: Any, *, expose_errors: bool = False) -> dict[str, 
         return failure_result(tool.name, exc, expose_errors=expose_errors)
 
 
-def run_inline(tool: Tool, kwargs: dict[str, Any], *, expose_errors: bool = False) -> dict[str, Any]:
-    """Run a sync tool in the caller's thread (the synchronous entry) and build its result."""
+def run_inline(prepared: Prepared, *, expose_errors: bool = False) -> dict[str, Any]:
+    """Run a prepared sync call in the caller's thread (the synchronous entry) and build its result."""
+    tool = prepared[0]
     try:
-        value = tool.fn(**kwargs)
+        value = tool.fn(**prepared[2])
     except (Exception, SystemExit) as exc:
-        return failure_result(tool.name, exc, expose_errors=expose_errors)
-    if type(value) is str and tool.output_schema is None:
+        return with_notes(failure_result(tool.name, exc, expose_errors=expose_errors), prepared[5])
+    if type(value) is str and tool.output_schema is None and not prepared[5]:
         return text_result(value, is_error=False)  # finish's first test, here to save a call on every call
-    return finish(tool, value, expose_errors=expose_errors)
+    return with_notes(finish(tool, value, expose_errors=expose_errors), prepared[5])
 
 
 async def invoke(tool: Tool, kwargs: dict[str, Any]) -> Any:

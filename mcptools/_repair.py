@@ -18,15 +18,14 @@ import json
 import logging
 import re
 from collections.abc import Collection, Mapping
-from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Final, final, overload
+from typing import TYPE_CHECKING, Any, Final, final
 
 from ._validation import Validator
 
 if TYPE_CHECKING:
-    from ._profiles import Exported
+    pass
 
-__all__ = ["DEFAULT_REPAIRS", "REPAIRS", "begin_call", "end_call", "repair", "repair_arguments", "repairs_option"]
+__all__ = ["DEFAULT_REPAIRS", "REPAIRS", "repair", "repair_arguments", "repairs_option"]
 
 logger = logging.getLogger("mcptools")
 
@@ -234,32 +233,11 @@ def repair(
     return repaired, notes
 
 
-# The notes of the call being answered: set where validation failed and a repair fixed it, read where the
-# result is finished. A context variable, so concurrent calls (tasks, threads) never see each other's notes.
-_NOTES: Final[ContextVar[list[str] | None]] = ContextVar("mcptools_repair_notes", default=None)
-
-
-def begin_call(exports: Mapping[str, Exported], params: dict[str, Any]) -> dict[str, Any]:
-    """A ``tools/call``'s params as the registry's ``profile=`` reads them (null for an optional is absent).
-
-    Runs before the pipeline looks the tool up and validates; without a profile it returns ``params`` as is.
-    """
-    if _NOTES.get() is not None:
-        _NOTES.set(None)
-    if not exports:
-        return params
-    name = params.get("name")
-    arguments = params.get("arguments")
-    exported = exports.get(name) if type(name) is str else None
-    if exported is None or type(arguments) is not dict:
-        return params
-    return {**params, "arguments": exported.from_provider(arguments)}
-
-
 def repair_arguments(
     enabled: frozenset[str], name: str, schema: Mapping[str, Any], validator: Validator, arguments: dict[str, Any]
-) -> dict[str, Any] | None:
-    """Called by the pipeline only for arguments that failed validation: the repaired ones, or ``None``."""
+) -> tuple[dict[str, Any], tuple[str, ...]] | None:
+    """Called by the pipeline only for arguments that failed validation: the repaired ones and the notes that
+    say what was repaired (for the result and, here, the server log), or ``None``."""
     if not enabled:
         return None
     fixed = repair(arguments, schema, validator, enabled, known_invalid=True)
@@ -267,22 +245,4 @@ def repair_arguments(
         return None
     repaired, notes = fixed
     logger.info("mcptools: repaired the arguments of %r: %s", name, "; ".join(notes))
-    _NOTES.set(notes)
-    return repaired
-
-
-@overload
-def end_call(result: dict[str, Any]) -> dict[str, Any]: ...
-@overload
-def end_call(result: None) -> None: ...
-@overload
-def end_call(result: dict[str, Any] | None) -> dict[str, Any] | None: ...
-def end_call(result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The result with this call's repair notes first among its contents, so the model reads what was repaired."""
-    notes = _NOTES.get()
-    if not notes:
-        return result
-    _NOTES.set(None)
-    if result is None or not isinstance(result.get("content"), list):
-        return result
-    return {**result, "content": [{"type": "text", "text": "\n".join(notes)}, *result["content"]]}
+    return repaired, tuple(notes)

@@ -32,15 +32,18 @@ from .._jsonrpc import (
     result_response,
 )
 from .._pipeline import (
+    Adapt,
     Prepared,
+    Repair,
     failure_result,
     invoke,
     prepare_call,
     run_coroutine,
     run_inline,
+    with_notes,
 )
 from .._pipeline import finish as finish_call
-from .._repair import begin_call, end_call, repair_arguments
+from .._repair import repair_arguments
 from ..auth import auth_enforced, visible
 from .request_rules import (
     INVALID_REQUEST_TEXT,
@@ -325,8 +328,7 @@ class Engine:
         call, method, params = routed
         try:
             if method == "tools/call":
-                params = begin_call(self.registry.exports, params)  # profile= and repair= (mcptools._repair)
-                result = end_call(await self._tools_call(call, params, session, send, close_stream))
+                result = await self._tools_call(call, params, session, send, close_stream)
                 if result is None:
                     return None
             else:
@@ -362,15 +364,18 @@ class Engine:
                 # table that has tools/call. Same preparation and run as below.
                 request_id = message["id"]
                 expose_errors = self.registry.expose_errors
-                params = begin_call(self.registry.exports, params)  # profile= and repair= (mcptools._repair)
                 try:
                     prepared = prepare_call(
-                        params, self.registry.get, expose_errors=expose_errors, repair=self._repair_hook()
+                        params,
+                        self.registry.get,
+                        expose_errors=expose_errors,
+                        repair=self._repair_hook(),
+                        adapt=self._adapt_hook(),
                     )
                 except ProtocolError as problem:
                     return error_response(request_id, problem.code, problem.message, problem.data)
                 if isinstance(prepared, dict):
-                    return result_response(request_id, end_call(prepared))
+                    return result_response(request_id, prepared)
                 tool = prepared[0]
                 if tool.is_async or tool.context_param is not None:
                     meta = params.get("_meta")
@@ -379,9 +384,9 @@ class Engine:
                         if type(meta) is dict
                         else _Call(request_id, {}, False, {}, None)
                     )
-                    result = end_call(self._run_sync(call, prepared))
+                    result = self._run_sync(call, prepared)
                     return result_response(request_id, result) if result is not None else None
-                return result_response(request_id, end_call(run_inline(tool, prepared[2], expose_errors=expose_errors)))
+                return result_response(request_id, run_inline(prepared, expose_errors=expose_errors))
             # Only initialize writes to a session here (logging/setLevel needs one it opened): every other
             # request may share one that stays empty, which saves building a session per call.
             session = Session() if message["method"] == "initialize" else _SESSIONLESS
@@ -391,12 +396,11 @@ class Engine:
             call, method, params = routed
             try:
                 if method == "tools/call":
-                    params = begin_call(self.registry.exports, params)  # profile= and repair= (mcptools._repair)
                     prepared = self._prepare(call, params)
                     if isinstance(prepared, dict):
-                        result = end_call(prepared)
+                        result = prepared
                     else:
-                        ran = end_call(self._run_sync(call, prepared))
+                        ran = self._run_sync(call, prepared)
                         if ran is None:
                             return None  # cancelled: the protocol sends no response
                         result = ran
@@ -413,7 +417,7 @@ class Engine:
         tool = prepared[0]
         if tool.is_async or tool.context_param is not None:
             return run_coroutine(self._run(call, prepared, Session(), discard, None))
-        return run_inline(tool, prepared[2], expose_errors=self.registry.expose_errors)
+        return run_inline(prepared, expose_errors=self.registry.expose_errors)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -528,14 +532,23 @@ class Engine:
             expose_errors=self.registry.expose_errors,
             carried=carried,
             repair=self._repair_hook(),
+            adapt=self._adapt_hook(),
         )
 
-    def _repair_hook(self) -> Callable[[Tool, dict[str, Any]], dict[str, Any] | None] | None:
+    def _repair_hook(self) -> Repair | None:
         """The registry's ``repair=`` as the pipeline's hook; ``None`` when it repairs nothing."""
         return self._repair if self.registry.repair else None
 
-    def _repair(self, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    def _repair(self, tool: Tool, arguments: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]] | None:
         return repair_arguments(self.registry.repair, tool.name, tool.input_schema, tool.validator, arguments)
+
+    def _adapt_hook(self) -> Adapt | None:
+        """The registry's ``profile=`` as the pipeline's hook; ``None`` when it publishes schemas as they are."""
+        return self._adapt if self.registry.exports else None
+
+    def _adapt(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        exported = self.registry.exports.get(name)
+        return exported.from_provider(arguments) if exported is not None else arguments
 
     async def _tools_call(
         self,
@@ -560,7 +573,7 @@ class Engine:
     ) -> dict[str, Any] | None:
         """Run a prepared call on the event loop: the Context, cancellation and input-required rounds are the
         protocol's; running the tool and building its result are the pipeline's."""
-        tool, arguments, kwargs, answers, replay = prepared
+        tool, arguments, kwargs, answers, replay, notes = prepared
         context: Context | None = None
         if tool.context_param is not None:
             context = Context(
@@ -603,10 +616,10 @@ class Engine:
         except ProtocolError:
             raise
         except (Exception, SystemExit) as exc:
-            return failure_result(tool.name, exc, expose_errors=self.registry.expose_errors)
+            return with_notes(failure_result(tool.name, exc, expose_errors=self.registry.expose_errors), notes)
         finally:
             session.untrack(call.request_id)
-        return finish_call(tool, value, expose_errors=self.registry.expose_errors)
+        return with_notes(finish_call(tool, value, expose_errors=self.registry.expose_errors), notes)
 
     def _input_required(
         self,
