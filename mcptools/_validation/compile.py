@@ -1,13 +1,22 @@
-"""``compile_schema``: one JSON Schema (draft 2020-12) -> one ``Validator``, compiled once and reused.
+"""``compile_schema``: one JSON Schema (draft 2020-12) -> one ``Validator``, checked now, compiled once and reused.
 
-The valid path is generated Python (see ``codegen``); the all-errors path (see ``collect``) runs only when the
-valid path has already said no, so a valid call pays for nothing but its own checks.
+Compiling is two steps. The check reads every keyword of every subschema (``SpecTable``) and resolves every
+reference, so a broken schema raises ``SchemaError`` from ``compile_schema`` itself. Code generation (the valid
+path, see ``codegen``; the all-errors path, see ``collect`` and ``errgen``) and ``builtins.compile`` cost about
+ten times the check, so for a small schema they wait for the first ``is_valid`` / ``errors`` call: a server
+registering many tools pays at start only for the checks, and a tool never called never pays for code. The
+generated functions then replace the first-call hooks on the instance, so later calls cost what an eagerly
+compiled validator's do; the first call runs the very same code, so it is exactly as strict.
+
+A schema that pulls in other documents (``resources``) or has more than ``_LAZY_NODES`` subschemas is compiled
+at once, so that code generation failing on a very deep schema (``RecursionError``) is still reported here.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
-from typing import Any, final
+from typing import Any, Final, final
 
 from mcptools._errors import SchemaError
 
@@ -19,12 +28,19 @@ from .draft7 import DRAFT_07, from_draft7
 from .errgen import ErrorGenerator, is_simple, link_dispatch
 from .keywords import SpecTable
 from .messages import TOO_DEEP, more_errors
-from .resolve import DEFAULT_BASE, VALIDATION_VOCABULARY, Index, check_dialect
+from .resolve import DEFAULT_BASE, VALIDATION_VOCABULARY, Index, Located, check_dialect
 
 __all__ = ["MAX_ERRORS", "TOO_DEEP", "Validator", "cap_errors", "compile_schema"]
 
 # errors() returns at most this many lines: the first MAX_ERRORS - 1 problems, then "... and N more errors".
 MAX_ERRORS = 100
+# Up to this many subschemas, code generation recurses at most a few hundred frames (about five a level), far
+# below any recursion limit, so deferring it cannot turn a definition-time SchemaError into a first-call one.
+_LAZY_NODES: Final = 64
+_TOO_DEEP_TO_COMPILE: Final = "the schema nests too deeply to compile; flatten it with $defs"
+# One lock for every first-call build: two threads racing one validator's first call build it once, and the
+# second reads the finished functions. A build never calls another validator, so holding it cannot deadlock.
+_BUILD_LOCK: Final = threading.Lock()
 
 
 def cap_errors(found: list[str]) -> list[str]:
@@ -41,26 +57,71 @@ def _capped(call: str) -> str:
 
 
 @final
+class _Checked:
+    """A schema that passed the check, with everything code generation needs later, and what it generated.
+
+    Validators of schemas that differ only in annotations no check and no message reads (``cache`` decides
+    which) may share one: the first call of any of them generates the code, and all of them use it.
+    """
+
+    __slots__ = ("built", "hints", "lazy", "root", "specs")
+
+    def __init__(self, root: Located, specs: SpecTable, hints: bool, lazy: bool) -> None:
+        self.root = root
+        self.specs = specs
+        self.hints = hints
+        self.lazy = lazy
+        self.built: tuple[Callable[[Any], bool], Callable[[Any], list[str]], str] | None = None
+
+
+@final
 class Validator:
     """A compiled schema. ``is_valid(instance) -> bool``; ``errors(instance) -> list[str]``.
 
-    Both are plain generated functions stored on the instance, so calling one costs a single Python call.
+    Both are plain generated functions stored on the instance, so calling one costs a single Python call. Until
+    the first call they are hooks that generate those functions (see the module docstring).
     """
 
-    __slots__ = ("errors", "is_valid", "schema", "source")
+    __slots__ = ("_checked", "_source", "errors", "is_valid", "schema")
 
-    def __init__(
-        self,
-        schema: Any,
-        is_valid: Callable[[Any], bool],
-        errors: Callable[[Any], list[str]],
-        source: str,
-    ) -> None:
+    def __init__(self, schema: Any, checked: _Checked) -> None:
         self.schema = schema
-        self.is_valid = is_valid
-        self.errors = errors
-        # The generated valid-path source, for debugging and for the tests that check no value was spliced in.
-        self.source = source
+        self._checked: _Checked | None = checked
+        self._source = ""
+        # Bound methods until the first call; _ensure_built replaces them with the generated functions.
+        self.is_valid: Callable[[Any], bool] = self._first_is_valid
+        self.errors: Callable[[Any], list[str]] = self._first_errors
+        if not checked.lazy:
+            self._ensure_built()
+
+    @property
+    def source(self) -> str:
+        """The generated valid-path source, for debugging and for the tests that check no value was spliced in."""
+        self._ensure_built()
+        return self._source
+
+    def _first_is_valid(self, instance: Any) -> bool:
+        self._ensure_built()
+        return self.is_valid(instance)
+
+    def _first_errors(self, instance: Any) -> list[str]:
+        self._ensure_built()
+        return self.errors(instance)
+
+    def _ensure_built(self) -> None:
+        with _BUILD_LOCK:
+            checked = self._checked
+            if checked is None:  # another thread finished the build while this one waited
+                return
+            if checked.built is None:
+                try:
+                    checked.built = _generate(checked)
+                except RecursionError:
+                    # Called from deep in some stack: build where a definition-time compile would have run.
+                    checked.built = _on_fresh_stack(checked)
+            # The functions first, the marker last: a thread that sees no _checked sees the functions too.
+            self.is_valid, self.errors, self._source = checked.built
+            self._checked = None
 
     def __repr__(self) -> str:
         return f"Validator({self.schema!r})"
@@ -82,7 +143,18 @@ def compile_schema(
     use; nothing is ever fetched. A draft-07 schema (its ``$schema`` says so) is first rewritten to its 2020-12
     meaning; any other dialect is refused. Raises ``SchemaError`` naming the keyword and its location.
     """
-    original = schema
+    checked = check_schema(schema, format_assertion=format_assertion, suggest_names=suggest_names, resources=resources)
+    return Validator(schema, checked)
+
+
+def check_schema(
+    schema: Any,
+    *,
+    format_assertion: bool = False,
+    suggest_names: bool = False,
+    resources: Mapping[str, Any] | None = None,
+) -> _Checked:
+    """``compile_schema``'s check: every keyword read and every reference resolved, or ``SchemaError``."""
     dialect = schema.get("$schema") if isinstance(schema, dict) else None
     if isinstance(dialect, str) and dialect.rstrip("#").replace("https:", "http:") == DRAFT_07:
         schema = from_draft7(schema)
@@ -98,31 +170,55 @@ def compile_schema(
     for node in own:
         specs.spec(node)
     refuse_reference_cycles(specs, own)
-    try:
+    lazy = not extra and len(index.nodes) <= _LAZY_NODES and len(own) == len(index.nodes)
+    return _Checked(root, specs, suggest_names, lazy)
+
+
+def _on_fresh_stack(checked: _Checked) -> tuple[Callable[[Any], bool], Callable[[Any], list[str]], str]:
+    """``_generate`` in a new thread, whose stack is as empty as a module's top level."""
+    outcome: list[Any] = []
+
+    def run() -> None:
         try:
-            validator = _build(original, root, specs, hints=suggest_names, dynamic=False)
-        except NeedsDynamicScope:
-            validator = _build(original, root, specs, hints=suggest_names, dynamic=True)
-        recursive = is_recursive(specs, root)
-        compares = not recursive and compares_whole_values(specs, root)
-    except RecursionError:
-        raise SchemaError("the schema nests too deeply to compile; flatten it with $defs") from None
+            outcome.append(_generate(checked))
+        except BaseException as exc:  # handed to the calling thread below
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run, name="mcptools-compile")
+    worker.start()
+    worker.join()
+    if isinstance(outcome[0], RecursionError):
+        raise SchemaError(_TOO_DEEP_TO_COMPILE)
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]  # type: ignore[no-any-return]
+
+
+def _generate(checked: _Checked) -> tuple[Callable[[Any], bool], Callable[[Any], list[str]], str]:
+    """The generated ``is_valid``, ``errors`` and valid-path source of a checked schema."""
+    root, specs, hints = checked.root, checked.specs, checked.hints
+    try:
+        is_valid, errors, source = _build(root, specs, hints=hints, dynamic=False)
+    except NeedsDynamicScope:
+        is_valid, errors, source = _build(root, specs, hints=hints, dynamic=True)
     # A fixed limit (depth.MAX_DEPTH), not the caller's stack, decides when a value nests too deeply.
-    if recursive:
-        validator.is_valid, validator.errors = depth_guarded(validator.is_valid, validator.errors, TOO_DEEP)
-    elif compares:
-        validator.is_valid, validator.errors = room_on_retry(validator.is_valid, validator.errors, TOO_DEEP)
-    return validator
+    if is_recursive(specs, root):
+        is_valid, errors = depth_guarded(is_valid, errors, TOO_DEEP)
+    elif compares_whole_values(specs, root):
+        is_valid, errors = room_on_retry(is_valid, errors, TOO_DEEP)
+    return is_valid, errors, source
 
 
-def _build(schema: Any, root: Any, specs: SpecTable, *, hints: bool, dynamic: bool) -> Validator:
+def _build(
+    root: Located, specs: SpecTable, *, hints: bool, dynamic: bool
+) -> tuple[Callable[[Any], bool], Callable[[Any], list[str]], str]:
     generator = Generator(specs, dynamic=dynamic)
     generator.write_entry("is_valid", root, "return False", "True", "False")
     if not dynamic and is_simple(specs, root):
         entry = ErrorGenerator(specs, generator, hints=hints).write_all(root)
         generator.write_entry("errors", root, _capped(f"{entry}(x)"), "[]", "[TOO_DEEP]")
         generator.write_pending()
-        return _finish(schema, generator)
+        return _finish(generator)
     collectors = Collectors(specs, generator, hints=hints)
     collect_root = collectors.collector(root)
     generator.write_entry("errors", root, _capped("SLOW(x)"), "[]", "[TOO_DEEP]")
@@ -139,10 +235,10 @@ def _build(schema: Any, root: Any, specs: SpecTable, *, hints: bool, dynamic: bo
             return [TOO_DEEP]
 
     namespace["SLOW"] = slow
-    return _finish(schema, generator)
+    return _finish(generator)
 
 
-def _finish(schema: Any, generator: Generator) -> Validator:
+def _finish(generator: Generator) -> tuple[Callable[[Any], bool], Callable[[Any], list[str]], str]:
     # The writer indents every block and gives an empty one its ``pass``: the lines are the source as they are.
     source = "\n".join(generator.lines) + "\n"
     namespace = generator.namespace
@@ -154,4 +250,5 @@ def _finish(schema: Any, generator: Generator) -> Validator:
         for entry in table.values():
             entry[0] = namespace[entry[0]]
     link_dispatch(namespace)
-    return Validator(schema, namespace["is_valid"], namespace["errors"], source)
+    return namespace["is_valid"], namespace["errors"], source
+
