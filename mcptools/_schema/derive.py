@@ -21,6 +21,7 @@ from .._context import Context
 from .._convert import build_arguments_converter, build_serializer
 from .._errors import ToolDefinitionError
 from .._json import JSONObject
+from .defaults import surely_accepts
 from .docstrings import parse_docstring
 from .emit import SchemaEmitter
 from .hints import HintError, HintReader, resolve_hints
@@ -159,6 +160,8 @@ def _check_defaults(label: str, fields: list[Field], schema: JSONObject) -> None
                 f"{label}: parameter {field.name!r} defaults to {field.default!r}, which its annotation does "
                 "not accept; change the default, or widen the annotation (e.g. add '| None')"
             )
+        if surely_accepts(published, published["default"], schema.get("$defs")):
+            continue  # the common case, decided without compiling a validator
         rules = {key: value for key, value in published.items() if key != "default"}
         wrapper: JSONObject = {"type": "object", "properties": {field.name: rules}}
         if "$defs" in schema:
