@@ -90,3 +90,38 @@ def test_import_bench_reads_importtime_and_the_module_census() -> None:
     # The runtime-dependency rule: beyond the standard library, only typing_extensions.
     others = {name.split(".")[0] for name in bench.census("mcptools")["other"]}
     assert others <= {"mcptools", "typing_extensions"}, others
+
+
+def test_register_bench_registers_every_tool_it_claims_to_time() -> None:
+    bench = load("bench_register")
+    for kind, parameter in (("weather", "location"), ("nested", "line")):
+        tools = bench.make_tools(kind, 3, start=900_000)
+        assert len({fn.__name__ for fn in tools}) == 3
+        registry = bench.register_all("mcptools", tools)
+        assert [tool.name for tool in registry] == [fn.__name__ for fn in tools]
+        schemas = [tool.input_schema for tool in registry]
+        assert all(schema["required"][0] == parameter for schema in schemas)
+        # Distinct descriptions: no two tools publish the same schema.
+        assert len({repr(schema) for schema in schemas}) == 3
+    first, second = bench.first_call_round(900_100)
+    assert first > 0 and second > 0
+
+
+@pytest.mark.parametrize("peer", ["mcp", "fastmcp"])
+def test_register_bench_peers_register_every_tool(peer: str) -> None:
+    pytest.importorskip({"mcp": "mcp.server.mcpserver", "fastmcp": "fastmcp"}[peer])
+    bench = load("bench_register")
+    tools = bench.make_tools("nested", 2, start=900_200)
+    server = bench.register_all(peer, tools)
+    listed = asyncio.run(server.list_tools())
+    assert sorted(tool.name for tool in listed) == sorted(fn.__name__ for fn in tools)
+
+
+def test_register_bench_one_round_fills_every_row_and_the_table() -> None:
+    bench = load("bench_register")
+    rows, first, second, cold = bench.measure(["mcptools"], rounds=1, batch=2, many=3)
+    assert {row.scenario for row in rows} == {"weather", "nested", "1000 tools"}
+    assert all(len(row.samples) == 1 and row.samples[0] > 0 for row in [*rows, first, second, cold])
+    lines = bench.table(rows, first, second, cold)
+    assert lines[2].startswith("| weather (per tool) | ")
+    assert len(bench.targets(rows)) == 3

@@ -187,3 +187,39 @@ def test_validators_from_the_cache_are_lazy_too_and_shared_by_equal_schemas() ->
     assert checker_for({"type": "object", "properties": {"lazy_cache_probe": {"enum": ["x", "y"]}}}) is first
     assert first.errors({"lazy_cache_probe": "z"}) == ["property 'lazy_cache_probe' must be one of ['x', 'y']"]
     assert is_built(first)
+
+
+def _tool_schema(description: str, title: str | None = None) -> dict[str, Any]:
+    days: dict[str, Any] = {"type": "integer", "minimum": 1, "description": description, "default": 1}
+    if title is not None:
+        days["title"] = title
+    return {
+        "type": "object",
+        "properties": {"shared_probe": {"type": "string", "description": description}, "days": days},
+        "required": ["shared_probe"],
+        "additionalProperties": False,
+    }
+
+
+def test_schemas_differing_only_in_silent_annotations_share_checks_and_code_not_their_validator() -> None:
+    first, second = checker_for(_tool_schema("one")), checker_for(_tool_schema("two"))
+    assert first is not second
+    assert first.schema == _tool_schema("one") and second.schema == _tool_schema("two")
+    assert first._checked is second._checked is not None
+    assert second.errors({"days": 0}) == ["missing required property 'shared_probe'", "property 'days' must be >= 1"]
+    assert first._checked is not None and first._checked.built is not None  # built once, by the second's call
+    assert first.errors({"shared_probe": "x", "days": "2"}) == ["property 'days' must be integer"]
+
+
+def test_a_title_or_a_reference_through_an_annotation_keeps_schemas_apart() -> None:
+    # Messages may name a subschema by its title, so titled schemas never share.
+    titled = checker_for(_tool_schema("three", title="Days"))
+    assert titled._checked is not checker_for(_tool_schema("three", title="Days ahead"))._checked
+    # A $ref that points into an annotation's value sees what the annotation holds.
+    through = [
+        {"properties": {"a": {"examples": [{"type": kind}]}, "b": {"$ref": "#/properties/a/examples/0"}}}
+        for kind in ("string", "integer")
+    ]
+    as_string, as_integer = checker_for(through[0]), checker_for(through[1])
+    assert as_string._checked is not as_integer._checked
+    assert as_string.is_valid({"b": "x"}) and not as_integer.is_valid({"b": "x"})
