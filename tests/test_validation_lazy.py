@@ -181,12 +181,18 @@ def test_a_large_schema_is_compiled_at_once() -> None:
     assert validator.errors({"p7": "x"}) == ["property 'p7' must be integer"]
 
 
-def test_validators_from_the_cache_are_lazy_too_and_shared_by_equal_schemas() -> None:
+def test_validators_from_the_cache_are_lazy_too_and_equal_schemas_share_their_code() -> None:
     schema = {"type": "object", "properties": {"lazy_cache_probe": {"enum": ["x", "y"]}}}
     first = checker_for(schema)
-    assert checker_for({"type": "object", "properties": {"lazy_cache_probe": {"enum": ["x", "y"]}}}) is first
+    second = checker_for({"type": "object", "properties": {"lazy_cache_probe": {"enum": ["x", "y"], "title": "P"}}})
+    assert not is_built(first) and not is_built(second)
     assert first.errors({"lazy_cache_probe": "z"}) == ["property 'lazy_cache_probe' must be one of ['x', 'y']"]
-    assert is_built(first)
+    assert is_built(first) and not is_built(second)  # a title keeps schemas apart
+    described = checker_for(
+        {"type": "object", "properties": {"lazy_cache_probe": {"enum": ["x", "y"], "description": "P"}}}
+    )
+    assert described is not first and described.is_valid({"lazy_cache_probe": "x"})
+    assert described.is_valid is first.is_valid and described.errors is first.errors  # generated once
 
 
 def _tool_schema(description: str, title: str | None = None) -> dict[str, Any]:
