@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, ClassVar, Literal, Optional
 
+import pytest
 import typing_extensions
 
 from mcptools._schema.hints import resolve_hints
@@ -65,3 +66,43 @@ def test_names_that_are_not_classes_are_left_to_get_type_hints() -> None:
     assert resolve_hints(namespace["tool"], None) == typing_extensions.get_type_hints(
         namespace["tool"], include_extras=True
     )
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        "list[str]",
+        "set[str] | None",
+        "dict[str, Line]",
+        "Line | None",
+        'Literal["c", "f"]',
+        "Optional[Color]",
+        'Annotated[int, "meta"]',
+        "tuple[int, ...]",
+        "list['Line']",
+        "ClassVar[int]",
+        "5",
+        "not valid python(",
+        "Undefined | None",
+    ],
+)
+def test_evaluated_strings_give_the_hints_or_the_error_get_type_hints_gives(annotation: str) -> None:
+    namespace: dict[str, Any] = {
+        "Line": Line,
+        "Color": Color,
+        "Literal": Literal,
+        "Optional": Optional,
+        "Annotated": Annotated,
+        "ClassVar": ClassVar,
+    }
+    exec(f"def tool(a: {annotation!r}) -> None: pass", namespace)
+    tool = namespace["tool"]
+    try:
+        expected: Any = typing_extensions.get_type_hints(tool, include_extras=True)
+    except Exception as exc:  # the same failure, of the same type, is expected from resolve_hints
+        expected = type(exc)
+    try:
+        got: Any = resolve_hints(tool, None)
+    except Exception as exc:
+        got = type(exc)
+    assert got == expected

@@ -400,12 +400,15 @@ def resolve_hints(obj: Any, localns: Mapping[str, Any] | None) -> dict[str, Any]
 
 
 def _names_resolved(obj: Any) -> Any:
-    """``obj``, or a twin of the function whose string annotations that are bare class names hold the classes.
+    """``obj``, or a twin of the function whose string annotations hold what they evaluate to.
 
     Under ``from __future__ import annotations`` every annotation is a string, and ``get_type_hints`` compiles
-    each one; for ``"str"`` or ``"Order"`` that costs more than the rest of reading the hint. A bare name is
-    looked up here the way ``eval`` would (the function's globals, then their builtins); only a class found that
-    way is filled in, anything else stays a string for ``get_type_hints``, so the hints come out the same.
+    each one on every call; for ``"str"`` or ``'Literal["c", "f"]'`` that costs more than the rest of reading the
+    hint. Here a bare name is looked up the way ``eval`` would (the function's globals, then their builtins) and
+    any other string is evaluated from a code object compiled once per distinct text. Only results
+    ``get_type_hints`` would take unchanged (a class, ``list[str]``, ``X | None``, ``Literal``, ``Union``,
+    ``Annotated``) are filled in; anything else, and any string that fails to evaluate, stays a string for
+    ``get_type_hints``, so the hints and the errors come out the same.
     """
     if type(obj) is not types.FunctionType:
         return obj
@@ -417,12 +420,15 @@ def _names_resolved(obj: Any) -> Any:
     builtins = vars(builtins) if isinstance(builtins, types.ModuleType) else builtins
     resolved = dict(annotations)
     for name, value in annotations.items():
-        if type(value) is not str or not value.isidentifier():
+        if type(value) is not str:
             continue
-        found = namespace.get(value, _NOT_FOUND)
-        if found is _NOT_FOUND and isinstance(builtins, dict):
-            found = builtins.get(value, _NOT_FOUND)
-        if isinstance(found, type):
+        if value.isidentifier():
+            found = namespace.get(value, _NOT_FOUND)
+            if found is _NOT_FOUND and isinstance(builtins, dict):
+                found = builtins.get(value, _NOT_FOUND)
+        else:
+            found = _evaluated(value, namespace)
+        if _taken_as_is(found):
             resolved[name] = found
     if resolved == annotations:
         return obj
@@ -435,6 +441,36 @@ def _names_resolved(obj: Any) -> Any:
 
 
 _NOT_FOUND: Final = object()
+_MAX_CODES: Final = 1024
+_codes: dict[str, types.CodeType | None] = {}
+_PLAIN_FORMS: Final = frozenset(
+    {typing.Literal, typing.Union, typing.Annotated, typing_extensions.Literal, typing_extensions.Annotated}
+)
+
+
+def _evaluated(text: str, namespace: dict[str, Any]) -> object:
+    code = _codes.get(text, _NOT_FOUND)
+    if code is _NOT_FOUND:
+        if len(_codes) >= _MAX_CODES:
+            _codes.clear()
+        try:
+            code = compile(text, "<annotation>", "eval")
+        except SyntaxError:
+            code = None
+        _codes[text] = code
+    if not isinstance(code, types.CodeType):
+        return _NOT_FOUND
+    try:
+        return eval(code, namespace)  # the author's own annotation text, as get_type_hints would evaluate it
+    except Exception:
+        return _NOT_FOUND
+
+
+def _taken_as_is(value: object) -> bool:
+    """Whether ``get_type_hints`` would keep ``value`` unchanged had it evaluated the string itself."""
+    if isinstance(value, (type, types.GenericAlias, types.UnionType)):
+        return True
+    return get_origin(value) in _PLAIN_FORMS
 
 
 def _field_names(cls: type, kind: ObjectKind, hints: dict[str, Any]) -> list[tuple[str, object]]:
