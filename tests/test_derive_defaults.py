@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 from typing_extensions import TypedDict
 
 import mcptools._validation
@@ -82,7 +83,7 @@ def _composite(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 schemas = st.recursive(leaves, _composite, max_leaves=6)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schemas, schemas, values)
 def test_a_yes_is_always_a_yes_of_the_compiled_validator(schema: Any, definition: Any, value: Any) -> None:
     wrapper = {"type": "object", "properties": {"p": schema}, "$defs": {"d": definition}}

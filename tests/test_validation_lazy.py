@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 
 from mcptools import SchemaError
 from mcptools._validation import Validator, checker_for, compile_schema
@@ -72,7 +73,7 @@ schemas = st.one_of(
     nested,
     st.builds(lambda d, body: {"$defs": {"d": d}, "allOf": [{"$ref": "#/$defs/d"}, body]}, nested, nested),
 )
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=scaled(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def is_built(validator: Validator) -> bool:
