@@ -21,6 +21,11 @@ The pipeline, run once per schema by ``compile_schema`` (``compile.py``); a vali
     named constants                union branch a value was meant for; every word comes from
                                    messages.py (the error grammar, documented there)
 
+``compile_schema`` runs the stages down to the keyword specs; a small schema (up to 64 subschemas, no other
+documents) writes its two paths on its first ``is_valid`` / ``errors`` call, a larger one at once (``compile.py``).
+So every check of a schema belongs to the keyword specs, never to code generation: an error found only while
+writing code would reach a small schema's first call instead of its definition.
+
 Shared by every stage: ``checks.py`` (the table of keywords that test one value against one bound: its rows
 drive all three paths), ``mcptools._json.JSON_TYPES`` (the one table of JSON type tests, as run-time
 predicates and as inlined source), ``values.py`` (JSON equality, uniqueness, multipleOf), ``depth.py`` (how
