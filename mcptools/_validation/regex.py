@@ -67,8 +67,8 @@ def translate_pattern(pattern: str, where: str) -> str:
             e = pattern[i + 1]
             i += 2
             if e in "pP" and i < n and pattern[i] == "{":
-                end = pattern.find("}", i)
-                name = pattern[i + 1 : end].rsplit("=", maxsplit=1)[-1] if end > 0 else ""
+                end = _closing(pattern, i, "}", f"\\{e}{{", where)
+                name = pattern[i + 1 : end].rsplit("=", maxsplit=1)[-1]
                 table = _PROPERTIES_OUTSIDE if e == "p" else _NEGATED_PROPERTIES_OUTSIDE
                 if in_class or name not in table:
                     raise SchemaError(
@@ -78,14 +78,14 @@ def translate_pattern(pattern: str, where: str) -> str:
                 out.append(table[name])
                 i = end + 1
             elif e == "u" and i < n and pattern[i] == "{":
-                end = pattern.find("}", i)
-                out.append(_escape_code_point(int(pattern[i + 1 : end], 16)))
+                end = _closing(pattern, i, "}", "\\u{", where)
+                out.append(_escape_code_point(_code_point(pattern, pattern[i + 1 : end], where)))
                 i = end + 1
             elif e == "c" and i < n and pattern[i].isalpha():
                 out.append(_escape_code_point(ord(pattern[i]) % 32))
                 i += 1
             elif e == "k" and i < n and pattern[i] == "<":
-                end = pattern.find(">", i)
+                end = _closing(pattern, i, ">", "\\k<", where)
                 out.append(f"(?P={pattern[i + 1 : end]})")
                 i = end + 1
             elif e == "0" and not (i < n and pattern[i].isdigit()):
@@ -134,6 +134,29 @@ def translate_pattern(pattern: str, where: str) -> str:
             out.append(c)
         i += 1
     return "".join(out)
+
+
+def _closing(pattern: str, start: int, closer: str, escape: str, where: str) -> int:
+    """Where the escape opened at ``start`` closes; an unclosed one is a ``SchemaError``, never a restart at 0."""
+    end = pattern.find(closer, start)
+    if end < 0:
+        raise SchemaError(
+            f"pattern {pattern!r} at '{where}' has an unterminated {escape} escape; close it with {closer!r}"
+        )
+    return end
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _code_point(pattern: str, digits: str, where: str) -> int:
+    # int(..., 16) alone would accept '_', spaces and signs, and raise a bare ValueError on the rest.
+    if not digits or not _HEX_DIGITS.issuperset(digits) or int(digits, 16) > 0x10FFFF:
+        raise SchemaError(
+            f"pattern {pattern!r} at '{where}' has the escape \\u{{{digits}}}, which is not a code point; "
+            "write 1 to 6 hex digits up to 10FFFF"
+        )
+    return int(digits, 16)
 
 
 def _escape_code_point(code: int) -> str:

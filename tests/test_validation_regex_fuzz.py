@@ -1,0 +1,117 @@
+"""Every string handed to ``pattern`` gives a validator or a ``SchemaError``, in a number of steps bounded by its
+length: the translator and the pattern parser never loop back, never raise anything else.
+
+The bound is a step counter (line events in our own pattern modules), not a clock, so a loaded machine cannot make
+it flaky and a translator that restarts at the beginning of the pattern fails instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcptools import SchemaError
+from mcptools._validation import compile_schema
+from mcptools._validation import regex as regex_module
+
+# The modules whose loops must be bounded by the pattern's length.
+_COUNTED = {regex_module.__file__}
+_STEPS_PER_CHARACTER = 200
+
+
+class _Runaway(Exception):
+    """Raised inside the traced code once it has taken more steps than the pattern's length allows."""
+
+
+@contextmanager
+def _step_budget(budget: int) -> Iterator[None]:
+    steps = 0
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal steps
+        if event == "line":
+            steps += 1
+            if steps > budget:
+                raise _Runaway(f"more than {budget} steps")
+        return local
+
+    def global_(frame: FrameType, event: str, arg: Any) -> Any:
+        return local if frame.f_code.co_filename in _COUNTED else None
+
+    previous = sys.gettrace()
+    sys.settrace(global_)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+
+
+def _compiles_or_refuses(pattern: str) -> None:
+    with _step_budget(_STEPS_PER_CHARACTER * (len(pattern) + 10)):
+        try:
+            validator = compile_schema({"type": "string", "pattern": pattern})
+        except SchemaError as exc:
+            assert "pattern" in str(exc)
+            return
+    # A compiled pattern answers (the NFA and re both take any text).
+    validator.is_valid("a{1}<k>")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "fragment"),
+    [
+        ("\\u{41", "unterminated \\u{ escape"),
+        ("\\k<a", "unterminated \\k< escape"),
+        ("x\\p{Letter", "unterminated \\p{ escape"),
+        ("\\u{zz}", "not a code point"),
+        ("\\u{}", "not a code point"),
+        ("\\u{4_1}", "not a code point"),
+        ("\\u{110000}", "not a code point"),
+    ],
+)
+def test_broken_escapes_are_schema_errors(pattern: str, fragment: str) -> None:
+    with _step_budget(_STEPS_PER_CHARACTER * (len(pattern) + 10)), pytest.raises(SchemaError) as caught:
+        compile_schema({"pattern": pattern})
+    assert fragment in str(caught.value)
+    assert repr(pattern) in str(caught.value)
+
+
+def test_a_closed_code_point_escape_still_matches() -> None:
+    assert compile_schema({"pattern": "^\\u{1F600}\\u{41}$"}).is_valid("\U0001f600A")
+    assert not compile_schema({"pattern": "^\\u{41}$"}).is_valid("B")
+
+
+def test_the_step_budget_catches_a_runaway() -> None:
+    # The guard itself must be able to fail: a loop in a counted module trips it.
+    def spin() -> None:
+        while True:
+            pass
+
+    _COUNTED.add(__file__)
+    try:
+        with pytest.raises(_Runaway), _step_budget(50):
+            spin()  # a new frame: settrace only traces frames entered after it
+    finally:
+        _COUNTED.discard(__file__)
+
+
+_REGEXISH = st.text(alphabet=list("\\uk{}<>()[]?*+|^$.,=!-:pPcxd0123456789aAzZ"), max_size=24)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_REGEXISH)
+def test_regex_alphabet_text_compiles_or_is_refused(pattern: str) -> None:
+    _compiles_or_refuses(pattern)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=40))
+def test_arbitrary_text_compiles_or_is_refused(pattern: str) -> None:
+    _compiles_or_refuses(pattern)
