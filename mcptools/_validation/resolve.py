@@ -31,6 +31,12 @@ __all__ = [
 ]
 
 DIALECT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+# Where the metaschemas mcptools ships (metaschemas/) live; a reference elsewhere never loads them.
+_METASCHEMA_PREFIXES = (
+    "https://json-schema.org/draft/2020-12/",
+    "http://json-schema.org/draft-07/",
+    "https://json-schema.org/draft-07/",
+)
 # A document without ``$id`` needs some hierarchical base so relative ``$id``s below it resolve; the scheme is
 # ours, so no real URL can collide with it.
 DEFAULT_BASE = "mcptools:///schema.json"
@@ -258,6 +264,13 @@ class Index:
         found: Located | None = None
         if document_uri not in self.resources and document_uri in self.pending:
             self.add_document(self.pending.pop(document_uri), document_uri, document_uri)
+        elif document_uri not in self.resources and document_uri.startswith(_METASCHEMA_PREFIXES):
+            # Imported here: only schemas that name a metaschema pay for loading one.
+            from .metaschemas import builtin_metaschema
+
+            metaschema = builtin_metaschema(document_uri)
+            if metaschema is not None:
+                self.add_document(metaschema, document_uri, document_uri)
         if not fragment or fragment.startswith("/"):
             resource = self.resources.get(document_uri)
             if resource is not None:
