@@ -8,7 +8,6 @@ up as a hung suite rather than as a flaky timing.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,8 +17,9 @@ from hypothesis_support import scaled
 from mcptools import SchemaError
 from mcptools._validation import compile_schema
 from mcptools._validation.backtrack import runs_in_linear_time
-from mcptools._validation.nfa import NFAMatcher, build_matcher, parse
+from mcptools._validation.nfa import NFAMatcher, build_matcher
 from mcptools._validation.regex import compile_pattern, translate_pattern
+from mcptools._validation.regex_syntax import Alt, Group, Node, Repeat, Seq, parse
 
 # The measured hangs from the review: (pattern, text, does it match).
 CATASTROPHIC = [
@@ -213,25 +213,23 @@ def test_nfa_agrees_with_re(pattern: str, texts: list[str]) -> None:
         assert (routed.search(text) is not None) == want, (pattern, text)
 
 
-def _repeats_something_ambiguous(items: Any) -> bool:
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Seq):
+        return node.items
+    if isinstance(node, Alt):
+        return node.branches
+    return (node.body,) if isinstance(node, (Group, Repeat)) else ()
+
+
+def _repeats_something_ambiguous(node: Node) -> bool:
     """Whether a repeat applies to a body holding another repeat or an alternation (the (a+)+ family)."""
-    for op, av in items:
-        if op.name in ("MAX_REPEAT", "MIN_REPEAT") and av[1] > 1 and _holds_choice(av[2]):
-            return True
-        children = [av[3]] if op.name == "SUBPATTERN" else [av[2]] if op.name.endswith("REPEAT") else []
-        children += list(av[1]) if op.name == "BRANCH" else []
-        if any(_repeats_something_ambiguous(child) for child in children):
-            return True
-    return False
+    if isinstance(node, Repeat) and (node.high is None or node.high > 1) and _holds_choice(node.body):
+        return True
+    return any(_repeats_something_ambiguous(child) for child in _children(node))
 
 
-def _holds_choice(items: Any) -> bool:
-    for op, av in items:
-        if op.name in ("MAX_REPEAT", "MIN_REPEAT", "BRANCH"):
-            return True
-        if op.name == "SUBPATTERN" and _holds_choice(av[3]):
-            return True
-    return False
+def _holds_choice(node: Node) -> bool:
+    return isinstance(node, (Repeat, Alt)) or any(_holds_choice(child) for child in _children(node))
 
 
 @settings(max_examples=scaled(300), deadline=None)

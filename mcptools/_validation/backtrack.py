@@ -15,9 +15,10 @@ rule is deliberately simple and conservative (a ``False`` costs speed, never cor
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
-from .nfa import CASE_FLAGS, CharSet, char_set
+from .nfa import single_char
+from .regex_syntax import Alt, Anchor, Backref, Chars, CharSet, Group, Look, Node, Repeat, Seq, max_width
 
 __all__ = ["needs_memory", "runs_in_linear_time"]
 
@@ -27,90 +28,70 @@ _ANY: Final = CharSet([(0, 0x10FFFF)])
 _ZERO_WIDTH: Final = CharSet([])
 
 
-def needs_memory(tree: Any) -> bool:
+def needs_memory(node: Node) -> bool:
     """Whether the pattern has a backreference or a lookaround longer than one character."""
-    for op, av in tree:
-        name = op.name
-        if name in ("GROUPREF", "GROUPREF_EXISTS"):
-            return True
-        if name in ("ASSERT", "ASSERT_NOT"):
-            body = list(av[1])
-            if len(body) > 1 or (body and char_set(*body[0]) is None):
-                return True
-        for child in _children(name, av):
-            if needs_memory(child):
-                return True
-    return False
+    if isinstance(node, Backref):
+        return True
+    if isinstance(node, Look) and node.body.items and single_char(node.body) is None:
+        return True
+    return any(needs_memory(child) for child in _children(node))
 
 
-def _children(name: str, av: Any) -> list[Any]:
-    if name == "SUBPATTERN":
-        return [av[3]]
-    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-        return [av[2]]
-    if name == "BRANCH":
-        return list(av[1])
-    if name in ("ASSERT", "ASSERT_NOT"):
-        return [av[1]]
-    if name == "ATOMIC_GROUP":
-        return [av]
-    if name == "GROUPREF_EXISTS":
-        return [branch for branch in av[1:] if branch is not None]
-    return []
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Seq):
+        return node.items
+    if isinstance(node, Alt):
+        return node.branches
+    if isinstance(node, (Group, Repeat, Look)):
+        return (node.body,)
+    return ()
 
 
-def runs_in_linear_time(tree: Any) -> bool:
+def runs_in_linear_time(tree: Seq) -> bool:
     """Whether ``re.search`` with this parse tree is linear in the text's length (see the module's rules)."""
     items = _flatten(tree)
-    if items is None or tree.state.flags & CASE_FLAGS:
-        return False
-    anchored = bool(items) and items[0][0].name == "AT" and items[0][1].name in ("AT_BEGINNING", "AT_BEGINNING_STRING")
-    if not anchored and tree.getwidth()[1] > _MAX_UNANCHORED_WIDTH:
+    anchored = bool(items) and isinstance(items[0], Anchor) and items[0].kind == "begin"
+    if not anchored and max_width(tree) > _MAX_UNANCHORED_WIDTH:
         return False
     return _sequence_is_safe(items, anchored)
 
 
-def _flatten(items: Any) -> list[tuple[Any, Any]] | None:
-    """The items with plain groups inlined (a group matters only for what repeats or alternates)."""
-    out: list[tuple[Any, Any]] = []
-    for op, av in items:
-        if op.name == "SUBPATTERN":
-            if av[1]:
-                return None  # inline flags: leave them to the NFA's own refusal or to re via the NFA route
-            inner = _flatten(av[3])
-            if inner is None:
-                return None
-            out.extend(inner)
+def _flatten(node: Seq) -> list[Node]:
+    """The items with groups inlined (a group matters only for what repeats or alternates)."""
+    out: list[Node] = []
+    for item in node.items:
+        if isinstance(item, Group):
+            out.extend(_flatten(item.body))
         else:
-            out.append((op, av))
+            out.append(item)
     return out
 
 
-def _sequence_is_safe(items: list[tuple[Any, Any]], anchored: bool) -> bool:
+def _sequence_is_safe(items: list[Node], anchored: bool) -> bool:
     # The set of the last variable repeat, until a mandatory character it cannot match; characters it can
     # match in between (``overlaps``) let the region end in a few places, which multiplies the paths tried.
     pending: CharSet | None = None
     overlaps = 0
     paths = 1
-    for op, av in items:
-        name = op.name
-        chars = char_set(op, av)
-        if chars is None and name in ("MAX_REPEAT", "MIN_REPEAT"):
-            low, high, body = av
-            single = _single(body)
+    for item in items:
+        chars: CharSet | None
+        if isinstance(item, Chars):
+            chars = item.chars
+        elif isinstance(item, Repeat):
+            single = single_char(item.body)
             if single is None:
                 return False
-            if low != high:
+            if item.low != item.high:
                 if pending is not None:
                     return False
                 pending, overlaps = single, 0
                 continue
-            if not low:
+            if not item.low:
                 continue
             chars = single
-        elif chars is None and name == "BRANCH":
-            paths *= len(av[1])
-            found = _fixed_alternatives(av[1])
+        elif isinstance(item, Alt):
+            paths *= len(item.branches)
+            found = _fixed_alternatives(item.branches)
             if found is None or paths > _MAX_ALTERNATIVE_PATHS:
                 return False
             if found is _ZERO_WIDTH:
@@ -118,22 +99,19 @@ def _sequence_is_safe(items: list[tuple[Any, Any]], anchored: bool) -> bool:
             if pending is not None and not pending.disjoint(found):
                 return False
             chars = found
-        elif chars is None and name == "GROUPREF":
+        elif isinstance(item, Backref):
             if not anchored or pending is not None:
                 return False
             chars = _ANY
-        elif chars is None and name in ("ASSERT", "ASSERT_NOT"):
-            body = _flatten(av[1])
-            if body is None:
-                return False
-            if len(body) == 1 and char_set(*body[0]) is not None:
+        elif isinstance(item, Look):
+            if single_char(item.body) is not None:
                 continue
-            if not anchored or pending is not None or not _sequence_is_safe(body, True):
+            if not anchored or pending is not None or not _sequence_is_safe(_flatten(item.body), True):
                 return False
             continue
-        elif chars is None and name == "AT":
+        elif isinstance(item, Anchor):
             continue
-        elif chars is None:
+        else:
             return False
         if pending is None:
             continue
@@ -147,15 +125,7 @@ def _sequence_is_safe(items: list[tuple[Any, Any]], anchored: bool) -> bool:
     return True
 
 
-def _single(body: Any) -> CharSet | None:
-    """The set of a repeat body that is one character (possibly in a group), else None."""
-    items = _flatten(body)
-    if items is None or len(items) != 1:
-        return None
-    return char_set(*items[0])
-
-
-def _fixed_alternatives(branches: Any) -> CharSet | None:
+def _fixed_alternatives(branches: tuple[Seq, ...]) -> CharSet | None:
     """For alternatives that are each a non-empty run of single characters: the set of their first characters.
 
     Alternatives that are all zero-width (the two halves of a translated ``\\b``) give ``_ZERO_WIDTH``.
@@ -164,14 +134,12 @@ def _fixed_alternatives(branches: Any) -> CharSet | None:
     zero_width = 0
     for branch in branches:
         items = _flatten(branch)
-        if items is None:
-            return None
-        if items and all(op.name in ("AT", "ASSERT", "ASSERT_NOT") for op, _ in items):
-            if any(op.name != "AT" and _single(av[1]) is None for op, av in items):
+        if items and all(isinstance(item, (Anchor, Look)) for item in items):
+            if any(isinstance(item, Look) and single_char(item.body) is None for item in items):
                 return None
             zero_width += 1
             continue
-        sets = [char_set(op, av) for op, av in items]
+        sets = [item.chars if isinstance(item, Chars) else None for item in items]
         if not sets or any(chars is None or chars.ranges is None for chars in sets):
             return None
         first = sets[0]

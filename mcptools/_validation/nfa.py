@@ -5,175 +5,63 @@ hostile argument. Simulating every NFA state at once (and every start position a
 patterns are unanchored searches) costs O(len(text) x states) whatever the pattern. Each distinct state set
 reached becomes a cached DFA state, so a text over a few characters costs one dict look-up per character.
 
-The NFA is built from the parse tree of the already translated (Python syntax, ECMA meaning) pattern. It has no
-memory, so backreferences and lookaround that look further than one character cannot be expressed: those raise
+The NFA is built from our own parse tree (regex_syntax.py) of the already translated (Python syntax, ECMA meaning)
+pattern, never from ``re``'s private parser, so it behaves the same on every Python version. It has no memory, so
+backreferences and lookaround that look further than one character cannot be expressed: those raise
 ``Unsupported`` and the caller decides whether ``re`` may run the pattern instead.
 """
 
 from __future__ import annotations
 
-import bisect
-import sys
-from collections.abc import Callable
 from typing import Any, Final, final
 
-if sys.version_info >= (3, 11):
-    from re import _constants as sre_constants
-    from re import _parser as sre_parse
-else:
-    import sre_constants
-    import sre_parse
+from .regex_syntax import (
+    Alt,
+    Anchor,
+    Backref,
+    Chars,
+    CharSet,
+    Group,
+    Look,
+    Node,
+    Repeat,
+    Seq,
+    Unsupported,
+    is_word,
+)
 
-__all__ = [
-    "CASE_FLAGS",
-    "MAX_STATES",
-    "CharSet",
-    "NFAMatcher",
-    "TooLarge",
-    "Unsupported",
-    "build_matcher",
-    "char_set",
-    "parse",
-]
+__all__ = ["MAX_STATES", "NFAMatcher", "TooLarge", "build_matcher", "single_char"]
 
 MAX_STATES: Final = 10_000
 # A DFA state cache bigger than this is dropped and rebuilt, so memory stays bounded on hostile input.
 _MAX_CACHED_SETS: Final = 2_000
 # Transitions are keyed by character, so a text of many distinct characters grows them; same bound, same cure.
 _MAX_CACHED_STEPS: Final = 50_000
-_MAX_CODE_POINT: Final = sys.maxunicode
-# Flags that change what a pattern matches; the NFA implements none of them.
-_MATCH_FLAGS: Final = (
-    sre_constants.SRE_FLAG_IGNORECASE
-    | sre_constants.SRE_FLAG_MULTILINE
-    | sre_constants.SRE_FLAG_DOTALL
-    | sre_constants.SRE_FLAG_ASCII
-    | sre_constants.SRE_FLAG_LOCALE
-)
-
-# Case folding makes disjoint-looking character sets overlap, which the backtracking rule relies on.
-CASE_FLAGS: Final = sre_constants.SRE_FLAG_IGNORECASE | sre_constants.SRE_FLAG_LOCALE
 
 _CHAR, _SPLIT, _BEGIN, _END, _BOUNDARY, _NOT_BOUNDARY, _LOOK_AHEAD, _LOOK_BEHIND, _MATCH = range(9)
-
-
-class Unsupported(Exception):
-    """The pattern needs memory (a backreference, a long lookaround) or a flag the NFA does not implement."""
+_ANCHORS: Final = {"begin": _BEGIN, "end": _END, "boundary": _BOUNDARY, "not_boundary": _NOT_BOUNDARY}
 
 
 class TooLarge(Exception):
     """Counted repeats would expand into more than ``MAX_STATES`` states."""
 
 
-def parse(source: str) -> Any:
-    """The ``sre`` parse tree of Python ``re`` source (raises ``re.error`` when it is invalid)."""
-    return sre_parse.parse(source)
-
-
-def _is_word(ch: str) -> bool:
-    return ch == "_" or ch.isalnum()
-
-
-# Python's unicode categories, as the C engine defines them for str patterns.
-_CATEGORIES: Final[dict[str, Callable[[str], bool]]] = {
-    "CATEGORY_DIGIT": str.isdecimal,
-    "CATEGORY_NOT_DIGIT": lambda ch: not ch.isdecimal(),
-    "CATEGORY_SPACE": str.isspace,
-    "CATEGORY_NOT_SPACE": lambda ch: not ch.isspace(),
-    "CATEGORY_WORD": _is_word,
-    "CATEGORY_NOT_WORD": lambda ch: not _is_word(ch),
-}
-
-
-@final
-class CharSet:
-    """The characters one position may hold: sorted disjoint code point ranges, or a test when a category
-    (only ``\\p{...}`` produces one) makes the set unknowable as ranges."""
-
-    __slots__ = ("_categories", "_highs", "_lows", "_negate", "ranges")
-
-    def __init__(
-        self, ranges: list[tuple[int, int]], categories: tuple[Callable[[str], bool], ...] = (), negate: bool = False
-    ) -> None:
-        merged: list[tuple[int, int]] = []
-        for low, high in sorted(ranges):
-            if merged and low <= merged[-1][1] + 1:
-                merged[-1] = (merged[-1][0], max(high, merged[-1][1]))
-            else:
-                merged.append((low, high))
-        if negate and not categories:
-            merged, negate = _complement(merged), False
-        self.ranges: tuple[tuple[int, int], ...] | None = None if categories else tuple(merged)
-        self._lows = [low for low, _ in merged]
-        self._highs = [high for _, high in merged]
-        self._categories = categories
-        self._negate = negate
-
-    def __contains__(self, ch: str) -> bool:
-        code = ord(ch)
-        at = bisect.bisect_right(self._lows, code) - 1
-        hit = at >= 0 and code <= self._highs[at]
-        if not hit:
-            hit = any(test(ch) for test in self._categories)
-        return hit != self._negate
-
-    def disjoint(self, other: CharSet) -> bool:
-        """True only when provably no character is in both (unknown sets are assumed to overlap)."""
-        if self.ranges is None or other.ranges is None:
-            return False
-        for low, high in self.ranges:
-            at = bisect.bisect_right(other._lows, high) - 1
-            if at >= 0 and other._highs[at] >= low:
-                return False
-        return True
-
-
-def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    start = 0
-    for low, high in ranges:
-        if low > start:
-            out.append((start, low - 1))
-        start = high + 1
-    if start <= _MAX_CODE_POINT:
-        out.append((start, _MAX_CODE_POINT))
-    return out
-
-
-def char_set(op: Any, av: Any) -> CharSet | None:
-    """The set of one single-character parse item, or None when the item is not a single character."""
-    name = op.name
-    if name == "LITERAL":
-        return CharSet([(av, av)])
-    if name == "NOT_LITERAL":
-        return CharSet([(av, av)], negate=True)
-    if name == "ANY":
-        return CharSet([(10, 10)], negate=True)
-    if name == "CATEGORY":
-        return CharSet([], (_CATEGORIES[av.name],)) if av.name in _CATEGORIES else None
-    if name != "IN":
-        return None
-    ranges: list[tuple[int, int]] = []
-    categories: list[Callable[[str], bool]] = []
-    negate = False
-    for item_op, item_av in av:
-        item = item_op.name
-        if item == "NEGATE":
-            negate = True
-        elif item == "LITERAL":
-            ranges.append((item_av, item_av))
-        elif item == "RANGE":
-            ranges.append((item_av[0], item_av[1]))
-        elif item == "CATEGORY" and item_av.name in _CATEGORIES:
-            categories.append(_CATEGORIES[item_av.name])
+def single_char(node: Node) -> CharSet | None:
+    """The set of a node that is one character (possibly inside groups), else None."""
+    while True:
+        if isinstance(node, Chars):
+            return node.chars
+        if isinstance(node, Group):
+            node = node.body
+        elif isinstance(node, Seq) and len(node.items) == 1:
+            node = node.items[0]
         else:
             return None
-    return CharSet(ranges, tuple(categories), negate)
 
 
 @final
 class _Builder:
-    """Builds the NFA back to front: each item is compiled knowing the state that follows it."""
+    """Builds the NFA back to front: each node is compiled knowing the state that follows it."""
 
     __slots__ = ("args", "kinds", "outs")
 
@@ -190,64 +78,48 @@ class _Builder:
         self.outs.append(outs)
         return len(self.kinds) - 1
 
-    def sequence(self, items: Any, follow: int) -> int:
-        for op, av in reversed(list(items)):
-            follow = self.item(op, av, follow)
-        return follow
+    def node(self, node: Node, follow: int) -> int:
+        if isinstance(node, Chars):
+            return self.add(_CHAR, node.chars, (follow,))
+        if isinstance(node, Seq):
+            for item in reversed(node.items):
+                follow = self.node(item, follow)
+            return follow
+        if isinstance(node, Group):
+            return self.node(node.body, follow)
+        if isinstance(node, Alt):
+            return self.add(_SPLIT, None, tuple(self.node(branch, follow) for branch in node.branches))
+        if isinstance(node, Repeat):
+            return self.repeat(node, follow)
+        if isinstance(node, Anchor):
+            return self.add(_ANCHORS[node.kind], None, (follow,))
+        if isinstance(node, Look):
+            return self.look(node, follow)
+        assert isinstance(node, Backref)
+        raise Unsupported("a backreference")
 
-    def item(self, op: Any, av: Any, follow: int) -> int:
-        name = op.name
-        chars = char_set(op, av)
-        if chars is not None:
-            return self.add(_CHAR, chars, (follow,))
-        if name == "SUBPATTERN":
-            if av[1] & _MATCH_FLAGS:
-                raise Unsupported("an inline flag")
-            return self.sequence(av[3], follow)
-        if name == "BRANCH":
-            return self.add(_SPLIT, None, tuple(self.sequence(branch, follow) for branch in av[1]))
-        if name in ("MAX_REPEAT", "MIN_REPEAT"):
-            return self.repeat(av[0], av[1], av[2], follow)
-        if name == "AT":
-            return self.add(self._anchor(av.name), None, (follow,))
-        if name in ("ASSERT", "ASSERT_NOT"):
-            return self.look(av[0], av[1], name == "ASSERT_NOT", follow)
-        raise Unsupported(name.lower().replace("_", " "))
-
-    def repeat(self, low: int, high: int, body: Any, follow: int) -> int:
+    def repeat(self, node: Repeat, follow: int) -> int:
         # Laziness only changes which match is found, never whether one is, so greedy and lazy build alike.
-        if high == sre_constants.MAXREPEAT:
+        if node.high is None:
             loop = self.add(_SPLIT, None, ())
-            self.outs[loop] = (self.sequence(body, loop), follow)
+            self.outs[loop] = (self.node(node.body, loop), follow)
             start = loop
         else:
             start = follow
-            for _ in range(high - low):
-                start = self.add(_SPLIT, None, (self.sequence(body, start), follow))
-        for _ in range(low):
-            start = self.sequence(body, start)
+            for _ in range(node.high - node.low):
+                start = self.add(_SPLIT, None, (self.node(node.body, start), follow))
+        for _ in range(node.low):
+            start = self.node(node.body, start)
         return start
 
-    def look(self, direction: int, body: Any, negate: bool, follow: int) -> int:
-        items = list(body)
-        if not items:  # (?!) never holds, (?=) always does
-            return self.add(_CHAR, CharSet([]), (follow,)) if negate else follow
-        if len(items) != 1 or (chars := char_set(*items[0])) is None:
+    def look(self, node: Look, follow: int) -> int:
+        if not node.body.items:  # (?!) never holds, (?=) always does
+            return self.add(_CHAR, CharSet([]), (follow,)) if node.negate else follow
+        chars = single_char(node.body)
+        if chars is None:
             raise Unsupported("lookaround longer than one character")
-        kind = _LOOK_AHEAD if direction == 1 else _LOOK_BEHIND
-        return self.add(kind, (chars, negate), (follow,))
-
-    @staticmethod
-    def _anchor(name: str) -> int:
-        if name in ("AT_BEGINNING", "AT_BEGINNING_STRING"):
-            return _BEGIN
-        if name == "AT_END_STRING":
-            return _END
-        if name == "AT_BOUNDARY":
-            return _BOUNDARY
-        if name == "AT_NON_BOUNDARY":
-            return _NOT_BOUNDARY
-        raise Unsupported(name.lower().replace("_", " "))
+        kind = _LOOK_BEHIND if node.behind else _LOOK_AHEAD
+        return self.add(kind, (chars, node.negate), (follow,))
 
 
 @final
@@ -384,7 +256,7 @@ def _holds(kind: int, arg: Any, before: str | None, after: str | None) -> bool:
     if kind == _END:
         return after is None
     if kind in (_BOUNDARY, _NOT_BOUNDARY):
-        edge = (before is not None and _is_word(before)) != (after is not None and _is_word(after))
+        edge = (before is not None and is_word(before)) != (after is not None and is_word(after))
         return edge == (kind == _BOUNDARY)
     chars: CharSet = arg[0]
     negate: bool = arg[1]
@@ -392,14 +264,12 @@ def _holds(kind: int, arg: Any, before: str | None, after: str | None) -> bool:
     return (ch is not None and ch in chars) != negate
 
 
-def build_matcher(pattern: str, tree: Any) -> NFAMatcher:
+def build_matcher(pattern: str, tree: Seq) -> NFAMatcher:
     """The NFA for a parse tree; ``Unsupported`` or ``TooLarge`` when it cannot be built."""
-    if tree.state.flags & _MATCH_FLAGS:
-        raise Unsupported("an inline flag")
     builder = _Builder()
     accept = builder.add(_MATCH, None, ())
     try:
-        start = builder.sequence(tree, accept)
+        start = builder.node(tree, accept)
     except RecursionError:
         raise TooLarge from None
     return NFAMatcher(pattern, builder, start)

@@ -13,9 +13,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from mcptools._errors import SchemaError
 
-from .backtrack import needs_memory, runs_in_linear_time
-from .nfa import MAX_STATES, TooLarge, Unsupported, build_matcher, parse
-
 __all__ = ["PatternMatcher", "compile_pattern", "translate_pattern"]
 
 _WORD = "a-zA-Z0-9_"
@@ -181,17 +178,26 @@ def compile_pattern(pattern: Any, where: str) -> PatternMatcher:
     """
     import re
 
+    # Imported here, not at the top: ``import mcptools`` should not pay for the parser, the NFA and the rule.
+    from .backtrack import needs_memory, runs_in_linear_time
+    from .nfa import MAX_STATES, TooLarge, build_matcher
+    from .regex_syntax import Unsupported, parse
+
     if not isinstance(pattern, str):
         raise SchemaError(f"'pattern' at '{where}' must be a string, got {pattern!r}")
     source = translate_pattern(pattern, where)
     try:
+        # re is the judge of syntax (a public, stable contract); our parser then reads only source re accepts.
+        compiled = re.compile(source)
         tree = parse(source)
-        if runs_in_linear_time(tree):
-            return re.compile(source)
     except re.error as exc:
         raise SchemaError(f"pattern {pattern!r} at '{where}' is not a valid regular expression: {exc}") from None
     except RecursionError:
         raise SchemaError(f"pattern {pattern!r} at '{where}' nests groups too deeply") from None
+    except Unsupported as exc:
+        raise SchemaError(f"pattern {pattern!r} at '{where}' uses {exc}, which ECMA-262 patterns lack") from None
+    if runs_in_linear_time(tree):
+        return compiled
     try:
         return build_matcher(source, tree)
     except TooLarge:
