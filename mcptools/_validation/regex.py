@@ -151,7 +151,7 @@ def _code_point(pattern: str, digits: str, where: str) -> int:
     if not digits or not _HEX_DIGITS.issuperset(digits) or int(digits, 16) > 0x10FFFF:
         raise SchemaError(
             f"pattern {pattern!r} at '{where}' has the escape \\u{{{digits}}}, which is not a code point; "
-            "write 1 to 6 hex digits up to 10FFFF"
+            "write hex digits for a code point up to 10FFFF"
         )
     return int(digits, 16)
 
