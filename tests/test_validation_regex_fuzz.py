@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 
 from mcptools import SchemaError
 from mcptools._validation import backtrack, compile_schema, nfa, regex_syntax
@@ -110,13 +111,13 @@ def test_the_step_budget_catches_a_runaway() -> None:
 _REGEXISH = st.text(alphabet=list("\\uk{}<>()[]?*+|^$.,=!-:pPcxd0123456789aAzZ"), max_size=24)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_REGEXISH)
 def test_regex_alphabet_text_compiles_or_is_refused(pattern: str) -> None:
     _compiles_or_refuses(pattern)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=40))
 def test_arbitrary_text_compiles_or_is_refused(pattern: str) -> None:
     _compiles_or_refuses(pattern)
@@ -155,7 +156,9 @@ _PYTHON_SYNTAX = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=scaled(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
 @given(_PYTHON_SYNTAX, st.lists(st.text(alphabet="abAB-]\t\x08 ", max_size=8), min_size=1, max_size=5))
 def test_the_nfa_from_our_parser_agrees_with_re(source: str, texts: list[str]) -> None:
     with warnings.catch_warnings():
