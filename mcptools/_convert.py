@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, final
 
+from ._errors import ToolError
 from ._schema.model import (
     ArrayNode,
     ChoiceNode,
@@ -20,6 +21,7 @@ from ._schema.model import (
     MetaNode,
     Node,
     ObjectNode,
+    StdNode,
     TupleNode,
     UnionNode,
     find_tag,
@@ -111,6 +113,8 @@ class _Builder:
         node = unwrap(node)
         if not self.needs(node):
             return None
+        if isinstance(node, StdNode):
+            return _std(node)
         if isinstance(node, ChoiceNode):
             return _choice(node)
         if isinstance(node, ArrayNode):
@@ -237,6 +241,8 @@ def _typeddict_needs(roots: Sequence[Node]) -> dict[int, bool]:
 def _needs(node: Node, typeddicts: dict[int, bool]) -> bool:
     """Whether a JSON value of this type differs from the Python value (TypedDicts looked up, not walked)."""
     node = unwrap(node)
+    if isinstance(node, StdNode):
+        return True
     if isinstance(node, ChoiceNode):
         return node.members is not None
     if isinstance(node, ArrayNode):
@@ -250,6 +256,21 @@ def _needs(node: Node, typeddicts: dict[int, bool]) -> bool:
     if isinstance(node, UnionNode):
         return any(_needs(member, typeddicts) for member in node.members)
     return False
+
+
+def _std(node: StdNode) -> Converter:
+    parse = node.std.parse
+    name = node.std.cls.__name__
+
+    def convert_std(value: Any) -> Any:
+        try:
+            return parse(value)
+        except (ValueError, OverflowError, ArithmeticError) as exc:
+            # The validator passed it, so it is in the published form, yet Python cannot hold it (year 0000, a
+            # duration beyond timedelta's range): still the caller's value, so answered as an invalid argument.
+            raise ToolError(f"Invalid arguments: {value!r} cannot be a Python {name} ({exc})") from None
+
+    return convert_std
 
 
 def _choice(node: ChoiceNode) -> Converter:

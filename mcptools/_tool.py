@@ -251,7 +251,12 @@ class Tool:
         self.serialize_output = derived.serialize_output
         self.annotations = dict(options.annotations) if options.annotations is not None else None
         try:
-            self.validator: Validator = checker_for(self.input_schema, suggest_names=suggest_names)
+            # A derived schema's formats are asserted: they come from types (datetime, UUID, ...) whose values the
+            # function cannot take in any other form, or from a Param(format=...) the author asked for. An
+            # explicit input_schema keeps the dialect's default (format as annotation).
+            self.validator: Validator = checker_for(
+                self.input_schema, suggest_names=suggest_names, format_assertion=explicit is None
+            )
         except SchemaError as exc:
             raise ToolDefinitionError(f"{where}: input_schema is not a valid JSON Schema: {exc}") from None
         self.is_async = inspect.iscoroutinefunction(fn)

@@ -5,7 +5,6 @@ import decimal
 import enum
 import re
 import sys
-import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -27,26 +26,26 @@ def prefix(fn: Callable[..., Any], name: str | None = None) -> str:
     return f"tool {name or fn.__name__!r} (function {fn.__module__}.{fn.__qualname__})"
 
 
-def when_tool(when: datetime.datetime) -> None:
+def when_tool(when: complex) -> None:
     pass
 
 
 def test_unmappable_annotation_message_is_exact() -> None:
     assert error_of(when_tool, name="weather") == (
         "tool 'weather' (function test_derive_errors.when_tool): parameter 'when' has annotation "
-        "datetime.datetime, which mcptools cannot map to JSON Schema; use str with "
-        "Param(format='date-time'), "
-        "or pass input_schema=..."
+        "complex, which mcptools cannot map to JSON Schema; use a JSON-shaped type (str, int, float, bool, "
+        "list, dict, Literal, an Enum, a TypedDict, a dataclass, a pydantic model, or a datetime, date, time, "
+        "timedelta, UUID, Decimal, Path, bytes or IP address), or pass input_schema=..."
     )
 
 
 @pytest.mark.parametrize(
     ("annotation", "fix"),
     [
-        (datetime.date, "use str with Param(format='date')"),
-        (uuid.UUID, "use str with Param(format='uuid')"),
-        (decimal.Decimal, "use float"),
-        (bytes, "use str"),
+        (datetime.tzinfo, "use a JSON-shaped type"),
+        (memoryview, "use a JSON-shaped type"),
+        (decimal.Context, "use a JSON-shaped type"),
+        (bytearray, "use a JSON-shaped type"),
         (complex, "use a JSON-shaped type"),
         (Callable[[int], int], "use a JSON-shaped type"),
         (type[int], "use a JSON-shaped type"),
@@ -65,7 +64,7 @@ def test_unmappable_annotations_suggest_a_fix(annotation: Any, fix: str) -> None
 
 def test_nested_unmappable_type_says_where() -> None:
     class Event(TypedDict):
-        when: datetime.time
+        when: datetime.tzinfo
 
     def plan(events: list[dict[str, Event]]) -> None:
         pass
@@ -73,9 +72,9 @@ def test_nested_unmappable_type_says_where() -> None:
     message = error_of(plan)
     assert message.startswith(prefix(plan) + ": parameter 'events' (in the items of list[dict[str, ")
     assert "field 'when' of test_derive_errors.test_nested_unmappable_type_says_where.<locals>.Event" in message
-    assert message.endswith(
-        "has annotation datetime.time, which mcptools cannot map to JSON Schema; use str with "
-        "Param(format='time'), or pass input_schema=..."
+    assert (
+        "Event) has annotation datetime.tzinfo, which mcptools cannot map to JSON Schema; use a JSON-shaped type"
+        in message
     )
 
 
@@ -497,7 +496,7 @@ def test_return_annotation_mistakes_are_errors_but_foreign_types_are_not() -> No
     def ambiguous() -> int | Level:
         return 1
 
-    def content() -> list[datetime.datetime]:
+    def content() -> list[datetime.tzinfo]:
         return []
 
     assert error_of(bad) == (

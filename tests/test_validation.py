@@ -235,7 +235,9 @@ def test_format_is_an_annotation_by_default_and_asserted_when_asked() -> None:
     schema = {"type": "object", "properties": {"when": {"type": "string", "format": "date-time"}}}
     assert compile_schema(schema).errors({"when": "tomorrow"}) == []
     asserting = compile_schema(schema, format_assertion=True)
-    assert asserting.errors({"when": "tomorrow"}) == ["property 'when' must match format 'date-time'"]
+    assert asserting.errors({"when": "tomorrow"}) == [
+        "property 'when' must be a date-time (ISO 8601 with an offset), e.g. '2026-12-02T10:00:00Z'"
+    ]
     assert asserting.errors({"when": "2026-12-02T10:00:00Z"}) == []
     lasting = {"type": "object", "properties": {"for": {"type": "string", "format": "duration"}}}
     assert compile_schema(lasting).errors({"for": "P1Y2W"}) == []

@@ -32,7 +32,8 @@ __all__ = ["DerivedTool", "derive_tool"]
 _UNPACK: Final = tuple(
     dict.fromkeys(module.Unpack for module in (typing, typing_extensions) if hasattr(module, "Unpack"))
 )
-_PLAIN_TEXT_RETURNS: Final = (None, type(None), str, Any)
+# bytes: a result builder decision (binary content), not a base64 structured result.
+_PLAIN_TEXT_RETURNS: Final = (None, type(None), str, Any, bytes)
 _NO_HINT: Final = object()
 
 

@@ -26,6 +26,7 @@ from .model import (
     Node,
     ObjectNode,
     ScalarNode,
+    StdNode,
     TupleNode,
     UnionNode,
     json_kind,
@@ -83,6 +84,8 @@ class SchemaEmitter:
             return {"type": node.json_type}
         if isinstance(node, AnyNode):
             return {}
+        if isinstance(node, StdNode):
+            return node.std.schema()  # type: ignore[no-any-return]
         if isinstance(node, ChoiceNode):
             return _choice(node)
         if isinstance(node, MetaNode):

@@ -23,6 +23,7 @@ from .._json import JSONObject
 from .docstrings import parse_docstring
 from .model import (
     MISSING,
+    STD_MODULES,
     AnyNode,
     ArrayContainer,
     ArrayNode,
@@ -34,6 +35,7 @@ from .model import (
     ObjectKind,
     ObjectNode,
     ScalarNode,
+    StdNode,
     TupleNode,
     UnionNode,
     json_kind,
@@ -87,20 +89,11 @@ _MAPPINGS: Final = frozenset({dict, collections.abc.Mapping, collections.abc.Mut
 _SCALARS: Final[dict[object, str]] = {str: "string", bool: "boolean", int: "integer", float: "number"}
 
 _GENERIC_FIX: Final = (
-    "use a JSON-shaped type (str, int, float, bool, list, dict, Literal, an Enum, a TypedDict or a "
-    "dataclass), "
+    "use a JSON-shaped type (str, int, float, bool, list, dict, Literal, an Enum, a TypedDict, a "
+    "dataclass, a pydantic model, or a datetime, date, time, timedelta, UUID, Decimal, Path, bytes or IP "
+    "address), "
     "or pass input_schema=..."
 )
-_FIXES: Final[dict[str, str]] = {
-    "datetime.datetime": "use str with Param(format='date-time'), or pass input_schema=...",
-    "datetime.date": "use str with Param(format='date'), or pass input_schema=...",
-    "datetime.time": "use str with Param(format='time'), or pass input_schema=...",
-    "datetime.timedelta": "use float (seconds), or str with Param(format='duration'), or input_schema=...",
-    "uuid.UUID": "use str with Param(format='uuid'), or pass input_schema=...",
-    "decimal.Decimal": "use float, or str with Param(pattern=...), or pass input_schema=...",
-    "bytes": "use str (for example base64 text with Param(description=...)), or pass input_schema=...",
-    "pathlib.Path": "use str and build the Path inside the tool, or pass input_schema=...",
-}
 
 
 class HintError(Exception):
@@ -220,6 +213,12 @@ class HintReader:
                 return ArrayNode(AnyNode(), "tuple")
             if hint in _MAPPINGS:
                 return DictNode(None, AnyNode())
+            if hint is bytes or hint.__module__ in STD_MODULES:
+                from .stdtypes import std_type_of
+
+                std = std_type_of(hint)
+                if std is not None:
+                    return StdNode(std)
             if is_typeddict(hint) or dataclasses.is_dataclass(hint):
                 return self._object(hint, hint, ())
             if issubclass(hint, tuple) and hasattr(hint, "_fields"):
@@ -234,8 +233,9 @@ class HintReader:
 
     def _unmappable(self, hint: object) -> HintError:
         text = type_text(hint)
-        fix = _FIXES.get(text, _GENERIC_FIX)
-        return HintError(f"has annotation {text}, which mcptools cannot map to JSON Schema; {fix}", foreign=True)
+        return HintError(
+            f"has annotation {text}, which mcptools cannot map to JSON Schema; {_GENERIC_FIX}", foreign=True
+        )
 
     def _alias(self, alias: Any) -> Node:
         if id(alias) in self._aliases:

@@ -30,7 +30,9 @@ __all__ = [
     "MetaNode",
     "Node",
     "ObjectNode",
+    "STD_MODULES",
     "ScalarNode",
+    "StdNode",
     "TupleNode",
     "UnionNode",
     "json_kind",
@@ -67,6 +69,10 @@ class _Missing:
 
 
 MISSING: Final = _Missing()
+
+# Modules of the standard types stdtypes.py maps; it is imported only when a value or hint comes from one, so
+# ``import mcptools`` does not pay for decimal, uuid, ipaddress and pathlib.
+STD_MODULES: Final = frozenset({"datetime", "uuid", "decimal", "pathlib", "ipaddress"})
 
 
 def json_kind(value: object) -> str | None:
@@ -120,6 +126,10 @@ def to_json(value: object) -> object:
         with contextlib.suppress(TypeError):  # mixed types have no order; any order is a correct array for a set
             items.sort()
         return items
+    if cls is bytes or cls.__module__ in STD_MODULES:
+        from .stdtypes import dump_std
+
+        return dump_std(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, object] = {}
         for field in dataclasses.fields(value):
@@ -165,6 +175,20 @@ class ScalarNode(Node):
     def __init__(self, json_type: str) -> None:
         super().__init__(frozenset({"integer", "number"}) if json_type == "number" else frozenset({json_type}))
         self.json_type = json_type
+
+
+@final
+class StdNode(Node):
+    """A standard type JSON has no type for (``datetime``, ``UUID``, ``bytes``...): see stdtypes.py."""
+
+    __slots__ = ("std",)
+
+    def __init__(self, std: Any) -> None:  # a StdType; Any so this module need not import stdtypes
+        kinds = set(std.json_types)
+        if "number" in kinds:
+            kinds.add("integer")
+        super().__init__(frozenset(kinds))
+        self.std = std
 
 
 @final
@@ -310,6 +334,8 @@ def may_convert(node: Node, _seen: frozenset[int] = frozenset()) -> bool:
     the exact answer.
     """
     node = unwrap(node)
+    if isinstance(node, StdNode):
+        return True
     if isinstance(node, ChoiceNode):
         return node.members is not None
     if isinstance(node, ArrayNode):

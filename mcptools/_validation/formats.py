@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import re
 
-__all__ = ["FORMAT_CHECKS"]
+__all__ = ["FORMAT_CHECKS", "FORMAT_WORDS", "format_failure", "is_base64"]
 
 _compiled: dict[str, re.Pattern[str]] = {}
 # A duration's time part: T then H[M[S]] / M[S] / S.
@@ -31,6 +31,9 @@ _SOURCES = {
     # RFC 3339 appendix A, the grammar JSON Schema names: P then a date part (Y[M[D]] / M[D] / D) with an
     # optional time part, a time part alone, or weeks alone; whole numbers only (no "PT0.5S").
     "duration": rf"P(?:(?:[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?|[0-9]+M(?:[0-9]+D)?|[0-9]+D)(?:T{_TIME})?|T{_TIME}|[0-9]+W)",
+    # mcptools' own: what Python's Decimal reads, without NaN and Infinity (no JSON number is either).
+    "decimal": r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?",
+    "base64": r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?",
 }
 
 
@@ -124,6 +127,15 @@ def is_duration(text: str) -> bool:
     return _match("duration", text) is not None
 
 
+def is_decimal(text: str) -> bool:
+    return _match("decimal", text) is not None
+
+
+def is_base64(text: str) -> bool:
+    """Standard base64 with padding: what ``contentEncoding: base64`` promises (checked for derived schemas)."""
+    return _match("base64", text) is not None
+
+
 FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "date-time": is_date_time,
     "date": is_date,
@@ -135,4 +147,28 @@ FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "ipv6": is_ipv6,
     "hostname": is_hostname,
     "duration": is_duration,
+    "decimal": is_decimal,
 }
+
+# What a failed format check tells the model: the form expected and an example it can copy. A format not listed
+# here reads "must match format 'name'".
+FORMAT_WORDS: dict[str, str] = {
+    "date-time": "a date-time (ISO 8601 with an offset), e.g. '2026-12-02T10:00:00Z'",
+    "date": "a date (ISO 8601), e.g. '2026-12-02'",
+    "time": "a time (ISO 8601 with an offset), e.g. '10:00:00Z'",
+    "duration": "a duration (ISO 8601) or a number of seconds, e.g. 'P1DT2H30M'",
+    "uuid": "a UUID, e.g. '123e4567-e89b-12d3-a456-426614174000'",
+    "decimal": "a decimal number, e.g. '12.50'",
+    "base64": "base64 text, e.g. 'aGVsbG8='",
+    "ipv4": "an IPv4 address, e.g. '192.0.2.1'",
+    "ipv6": "an IPv6 address, e.g. '2001:db8::1'",
+    "email": "an email address, e.g. 'someone@example.com'",
+    "uri": "a URI, e.g. 'https://example.com/page'",
+    "hostname": "a hostname, e.g. 'example.com'",
+}
+
+
+def format_failure(name: str | None) -> str:
+    """The words after a value's path when it fails format ``name``."""
+    words = FORMAT_WORDS.get(name or "")
+    return f"must be {words}" if words is not None else f"must match format {name!r}"

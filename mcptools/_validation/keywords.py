@@ -13,7 +13,7 @@ from typing import Any, final
 from mcptools._errors import SchemaError
 from mcptools._json import JSON_TYPE_NAMES
 
-from .formats import FORMAT_CHECKS
+from .formats import FORMAT_CHECKS, is_base64
 from .regex import PatternMatcher, compile_pattern
 from .resolve import VALIDATION_KEYWORDS, Index, Located
 
@@ -259,6 +259,10 @@ class SpecTable:
             spec.format_name = name
             if self.format_assertion:
                 spec.format = FORMAT_CHECKS.get(name)
+        elif self.format_assertion and schema.get("contentEncoding") == "base64":
+            # Asserting formats asserts this encoding too: derived schemas say bytes this way (stdtypes.py).
+            spec.format_name = "base64"
+            spec.format = is_base64
         spec.prefix_items = subschemas("prefixItems")
         spec.items = subschema("items")
         spec.contains = subschema("contains")

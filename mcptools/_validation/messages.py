@@ -40,6 +40,8 @@ import json
 import math
 from typing import Any
 
+from .formats import format_failure
+
 __all__ = [
     "KEYWORD_WORDS",
     "NOT_ALLOWED",
@@ -222,7 +224,9 @@ def keyword_part(keyword: str, value: Any) -> Part:
 
 
 def keyword_predicate(keyword: str, value: Any) -> str:
-    """``must be >= 5``, ``must have at most 1 item``, ``must match format 'date'``."""
+    """``must be >= 5``, ``must have at most 1 item``, ``must be a date (ISO 8601), e.g. '2026-12-02'``."""
+    if keyword == "format":
+        return format_failure(value)
     verb, rest = keyword_part(keyword, value)
     return f"must {verb} {rest}"
 

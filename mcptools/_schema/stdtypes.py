@@ -1,0 +1,210 @@
+"""The standard-library types a tool may take or return beyond JSON's own: dates, UUIDs, decimals, paths, bytes.
+
+Each type has one ``StdType`` entry: the JSON types its values arrive as, the schema keywords that say which
+strings are accepted (a ``format`` the validator asserts for derived schemas, or ``contentEncoding`` for
+bytes), the parser that turns a value the validator passed into the Python value, and the dumper that turns a
+Python value back into JSON (results, defaults). The parsers accept exactly the strings the format checks in
+``mcptools/_validation/formats.py`` accept, so a value the validator passes always converts (the property tests
+in tests/test_derive_stdtypes.py hold both ends together). Choices, stated once:
+
+- ``datetime`` and ``time`` need a UTC offset (RFC 3339 ``date-time`` / ``full-time``); the tool gets an aware
+  value with that offset (``Z`` is UTC). A leap second (``:60``) becomes ``:59.999999``: Python has no second 60.
+  Fractional seconds beyond microseconds are cut, not rounded.
+- ``timedelta`` arrives as an ISO 8601 duration (``P1DT2H``) or a number of seconds; a year counts 365 days and
+  a month 30, as pydantic counts them; it is dumped as a duration.
+- ``Decimal`` arrives as a decimal string (exact) or a JSON number (read through its shortest repr, so ``0.1`` is
+  ``Decimal('0.1')``); it is dumped as a string, to stay exact.
+- ``bytes`` is standard base64 with padding (``contentEncoding: base64``).
+
+Nothing here is imported until a tool uses one of these types; the modules it needs are the standard library.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import ipaddress
+import pathlib
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any, Final, final
+
+from .._json import JSONObject
+
+__all__ = ["STD_TYPES", "StdType", "dump_std", "is_std_value", "std_type_of"]
+
+
+@final
+class StdType:
+    """How one standard type travels as JSON."""
+
+    __slots__ = ("cls", "dump", "json_types", "keywords", "parse")
+
+    def __init__(
+        self,
+        cls: type,
+        json_types: tuple[str, ...],
+        keywords: JSONObject,
+        parse: Callable[[Any], Any],
+        dump: Callable[[Any], Any],
+    ) -> None:
+        self.cls = cls
+        self.json_types = json_types
+        self.keywords = keywords
+        self.parse = parse
+        self.dump = dump
+
+    def schema(self) -> JSONObject:
+        kinds = list(self.json_types)
+        return {"type": kinds[0] if len(kinds) == 1 else kinds, **self.keywords}
+
+
+# The same grammar as the validator's date/time formats (formats.py), with groups to build the value from.
+_DATE: Final = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+_TIME: Final = r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))"
+_DATE_RE: Final = re.compile(_DATE)
+_TIME_RE: Final = re.compile(_TIME)
+_DATE_TIME_RE: Final = re.compile(_DATE + "[Tt]" + _TIME)
+_DURATION_PART: Final = re.compile(r"([0-9]+)([YMWDHS])")
+
+
+def _offset(groups: tuple[str | None, ...]) -> dt.tzinfo:
+    zulu, sign, hours, minutes = groups
+    if zulu:
+        return dt.timezone.utc
+    assert sign is not None and hours is not None and minutes is not None
+    delta = dt.timedelta(hours=int(hours), minutes=int(minutes))
+    return dt.timezone(-delta if sign == "-" else delta)
+
+
+def _clock(groups: tuple[str | None, ...]) -> dt.time:
+    hour, minute, second, fraction = groups[:4]
+    assert hour is not None and minute is not None and second is not None
+    micro = int((fraction or "0")[:6].ljust(6, "0"))
+    seconds = int(second)
+    if seconds == 60:  # a leap second: the last representable instant of that minute
+        seconds, micro = 59, 999_999
+    return dt.time(int(hour), int(minute), seconds, micro, tzinfo=_offset(groups[4:]))
+
+
+def parse_date_time(text: str) -> dt.datetime:
+    match = _DATE_TIME_RE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{text!r} is not a date-time")
+    groups = match.groups()
+    day = dt.date(int(groups[0]), int(groups[1]), int(groups[2]))
+    return dt.datetime.combine(day, _clock(groups[3:]))
+
+
+def parse_date(text: str) -> dt.date:
+    match = _DATE_RE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{text!r} is not a date")
+    return dt.date(int(match[1]), int(match[2]), int(match[3]))
+
+
+def parse_time(text: str) -> dt.time:
+    match = _TIME_RE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{text!r} is not a time")
+    return _clock(match.groups())
+
+
+_DURATION_UNITS: Final = {"Y": 365 * 86400, "M": 30 * 86400, "W": 7 * 86400, "D": 86400}
+_DURATION_TIME_UNITS: Final = {"H": 3600, "M": 60, "S": 1}
+
+
+def parse_duration(value: object) -> dt.timedelta:
+    """An ISO 8601 duration (``P3DT4H``, as the ``duration`` format checks it) or a number of seconds."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return dt.timedelta(seconds=value)
+    if not isinstance(value, str) or not value.startswith("P"):
+        raise ValueError(f"{value!r} is not a duration")
+    date_part, _, time_part = value[1:].partition("T")
+    seconds = 0
+    for part, units in ((date_part, _DURATION_UNITS), (time_part, _DURATION_TIME_UNITS)):
+        for amount, unit in _DURATION_PART.findall(part):
+            seconds += int(amount) * units[unit]
+    return dt.timedelta(seconds=seconds)
+
+
+def dump_duration(value: dt.timedelta) -> str | float:
+    """``P<d>DT<s>S``; a negative duration (ISO 8601 has none) as a number of seconds."""
+    if value < dt.timedelta(0):
+        return value.total_seconds()
+    seconds = f"{value.seconds}.{value.microseconds:06d}".rstrip("0").rstrip(".")
+    return f"P{value.days}DT{seconds}S"
+
+
+def parse_decimal(value: object) -> decimal.Decimal:
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a decimal")
+    if isinstance(value, float):
+        return decimal.Decimal(repr(value))
+    if isinstance(value, (int, str)):
+        return decimal.Decimal(value)
+    raise ValueError(f"{value!r} is not a decimal")
+
+
+def parse_base64(text: str) -> bytes:
+    return base64.b64decode(text, validate=True)
+
+
+def _dump_base64(value: bytes) -> str:
+    return base64.b64encode(value).decode("ascii")
+
+
+def _text(value: object) -> str:
+    return str(value)
+
+
+def _iso(value: dt.date | dt.time) -> str:
+    return value.isoformat()
+
+
+def _string(
+    cls: type, keywords: JSONObject, parse: Callable[[Any], Any], dump: Callable[[Any], Any] = _text
+) -> StdType:
+    return StdType(cls, ("string",), keywords, parse, dump)
+
+
+# Most specific first: datetime is a subclass of date, and std_type_of answers the first match.
+STD_TYPES: Final[tuple[StdType, ...]] = (
+    _string(dt.datetime, {"format": "date-time"}, parse_date_time, _iso),
+    _string(dt.date, {"format": "date"}, parse_date, _iso),
+    _string(dt.time, {"format": "time"}, parse_time, _iso),
+    StdType(dt.timedelta, ("string", "number"), {"format": "duration"}, parse_duration, dump_duration),
+    _string(uuid.UUID, {"format": "uuid"}, uuid.UUID),
+    StdType(decimal.Decimal, ("string", "number"), {"format": "decimal"}, parse_decimal, _text),
+    _string(pathlib.Path, {}, pathlib.Path),
+    _string(pathlib.PurePath, {}, pathlib.PurePath),
+    _string(bytes, {"contentEncoding": "base64"}, parse_base64, _dump_base64),
+    _string(ipaddress.IPv4Address, {"format": "ipv4"}, ipaddress.IPv4Address),
+    _string(ipaddress.IPv6Address, {"format": "ipv6"}, ipaddress.IPv6Address),
+)
+
+_BY_CLASS: Final = {entry.cls: entry for entry in STD_TYPES}
+
+
+def std_type_of(cls: object) -> StdType | None:
+    """The entry for an annotation naming one of these types exactly (``bytes``, ``Path``), else None.
+
+    Exact, not ``issubclass``: a subclass may need arguments these parsers do not give, except the concrete
+    paths (``PosixPath``) a ``Path`` value is at run time, which only results meet.
+    """
+    return _BY_CLASS.get(cls) if isinstance(cls, type) else None
+
+
+def is_std_value(value: object) -> bool:
+    """Whether ``value`` is an instance of one of these types (results: something ``dump_std`` turns to JSON)."""
+    return isinstance(value, tuple(_BY_CLASS))
+
+
+def dump_std(value: object) -> Any:
+    """A value of one of these types -> its JSON form (the inverse of the parse); ``value`` itself otherwise."""
+    for entry in STD_TYPES:
+        if isinstance(value, entry.cls):
+            return entry.dump(value)
+    return value
