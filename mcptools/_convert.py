@@ -29,6 +29,7 @@ from ._schema.model import (
     to_json,
     unwrap,
 )
+from ._schema.pydantic_support import ModelRejected, build_model, is_pydantic_dataclass, rejection_text
 
 __all__ = ["Converter", "build_arguments_converter", "build_converter", "build_serializer"]
 
@@ -51,14 +52,107 @@ def build_converter(node: Node) -> Converter | None:
 
 
 def build_arguments_converter(
-    fields: Sequence[Field], extra: Node | None
+    fields: Sequence[Field],
+    extra: Node | None,
+    fills: Sequence[tuple[str, Callable[[], Any]]] = (),
 ) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
-    """Arguments -> keyword arguments; ``extra`` converts names that are not fields (``**kwargs: T``)."""
+    """Arguments -> keyword arguments; ``extra`` converts names that are not fields (``**kwargs: T``).
+
+    ``fills`` make the value of a parameter the call leaves out whose Python default is not its value (a
+    ``pydantic.Field(...)`` default: the function must get the default or the factory's product, not the
+    FieldInfo).
+    """
     roots = [field.node for field in fields] + ([extra] if extra is not None else [])
     builder = _Builder(roots)
     pairs = [(field.name, builder.build(field.node)) for field in fields]
-    converted = tuple((name, convert) for name, convert in pairs if convert is not None)
+    converted = tuple(
+        (field.name, _naming(field.name, convert) if _has_model(field.node, set()) else convert)
+        for field, (_, convert) in zip(fields, pairs, strict=True)
+        if convert is not None
+    )
     extra_convert = builder.build(extra) if extra is not None else None
+    if fills:
+        return _filling(_arguments(converted, extra_convert, fields), tuple(fills))
+    return _arguments(converted, extra_convert, fields)
+
+
+def _has_model(node: Node, seen: set[int]) -> bool:
+    """Whether building a value of this type may run a pydantic model's own validators."""
+    node = unwrap(node)
+    if isinstance(node, ObjectNode):
+        if id(node) in seen:
+            return False
+        seen.add(id(node))
+        if node.kind == "pydantic" or is_pydantic_dataclass(node.cls):
+            return True
+        extra = node.extra is not None and _has_model(node.extra, seen)
+        return extra or any(_has_model(field.node, seen) for field in node.fields)
+    if isinstance(node, ArrayNode):
+        return _has_model(node.item, seen)
+    if isinstance(node, DictNode):
+        return _has_model(node.value, seen)
+    if isinstance(node, (TupleNode, UnionNode)):
+        members = node.items if isinstance(node, TupleNode) else node.members
+        return any(_has_model(member, seen) for member in members)
+    return False
+
+
+def _keyed(key: str, convert: Converter) -> Converter:
+    """A field's converter whose model rejections say which field (pydantic's loc starts inside the model)."""
+
+    def convert_keyed(value: Any) -> Any:
+        try:
+            return convert(value)
+        except ModelRejected as rejected:
+            raise ModelRejected([((key, *loc), message) for loc, message in rejected.problems]) from None
+
+    return convert_keyed
+
+
+def _indexed_array(container: str, item: Converter) -> Converter:
+    """An array converter whose model rejections say which item."""
+    make: Callable[[Any], Any] = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[container]
+
+    def convert_items(value: Any) -> Any:
+        out = []
+        for index, element in enumerate(value):
+            try:
+                out.append(item(element))
+            except ModelRejected as rejected:
+                raise ModelRejected([((index, *loc), text) for loc, text in rejected.problems]) from None
+        return out if container == "list" else make(out)
+
+    return convert_items
+
+
+def _naming(name: str, convert: Converter) -> Converter:
+    """A parameter's converter whose model rejections name the parameter (a model's own validators ran)."""
+
+    def convert_named(value: Any) -> Any:
+        try:
+            return convert(value)
+        except ModelRejected as rejected:
+            raise ToolError(rejection_text((name,), rejected)) from None
+
+    return convert_named
+
+
+def _filling(
+    convert: Callable[[dict[str, Any]], dict[str, Any]] | None, fills: tuple[tuple[str, Callable[[], Any]], ...]
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def convert_and_fill(arguments: dict[str, Any]) -> dict[str, Any]:
+        out = convert(arguments) if convert is not None else dict(arguments)
+        for name, make in fills:
+            if name not in out:
+                out[name] = make()
+        return out
+
+    return convert_and_fill
+
+
+def _arguments(
+    converted: tuple[tuple[str, Converter], ...], extra_convert: Converter | None, fields: Sequence[Field]
+) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
     if not converted and extra_convert is None:
         return None
     if extra_convert is None:
@@ -118,7 +212,10 @@ class _Builder:
         if isinstance(node, ChoiceNode):
             return _choice(node)
         if isinstance(node, ArrayNode):
-            return _array(node.container, self.build(node.item))
+            item = self.build(node.item)
+            if item is not None and _has_model(node.item, set()):
+                return _indexed_array(node.container, item)
+            return _array(node.container, item)
         if isinstance(node, TupleNode):
             return _tuple([self.build(item) for item in node.items])
         if isinstance(node, DictNode):
@@ -146,7 +243,9 @@ class _Builder:
 
         self._built[key] = forward
         converted = tuple(
-            (field.name, convert) for field in node.fields if (convert := self.build(field.node)) is not None
+            (field.name, _keyed(field.name, convert) if _has_model(field.node, set()) else convert)
+            for field in node.fields
+            if (convert := self.build(field.node)) is not None
         )
         extra = self.build(node.extra) if node.extra is not None else None
         convert = _object(node, converted, extra)
@@ -338,6 +437,16 @@ def _object(node: ObjectNode, converted: tuple[tuple[str, Converter], ...], extr
             return out
 
         return convert_typeddict
+    if node.kind == "pydantic" or is_pydantic_dataclass(cls):
+
+        def convert_model(value: Any) -> Any:
+            arguments = dict(value)
+            for name, convert in converted:
+                if name in arguments:
+                    arguments[name] = convert(arguments[name])
+            return build_model(cls, arguments)
+
+        return convert_model
     if not converted:
         return lambda value: cls(**value)
 

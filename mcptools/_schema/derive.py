@@ -8,6 +8,7 @@ here, naming the tool, the function, the parameter and the fix, so nothing about
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import types
@@ -26,6 +27,7 @@ from .docstrings import parse_docstring
 from .emit import SchemaEmitter
 from .hints import HintError, HintReader, resolve_hints
 from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, json_problem, to_json, unwrap
+from .pydantic_support import field_default, is_field_info
 
 __all__ = ["DerivedTool", "derive_tool"]
 
@@ -129,14 +131,14 @@ def derive_tool(
             serialize_output=serialize_output,
             output_wrapped=output_wrapped,
         )
-    fields, extra, closed = _parameters(label, doc.params, signature, hints, context_param, localns)
+    fields, extra, closed, fills = _parameters(label, doc.params, signature, hints, context_param, localns)
     emitter = SchemaEmitter([field.node for field in fields] + ([extra] if extra is not None else []))
     schema = emitter.finish(emitter.object_schema(fields, extra, closed=closed))
     _check_defaults(label, fields, schema)
     return DerivedTool(
         input_schema=schema,
         description=doc.description,
-        convert=build_arguments_converter(fields, extra),
+        convert=build_arguments_converter(fields, extra, fills),
         context_param=context_param,
         output_schema=output_schema,
         serialize_output=serialize_output,
@@ -236,10 +238,12 @@ def _parameters(
     hints: dict[str, Any],
     context_param: str | None,
     localns: Mapping[str, Any] | None,
-) -> tuple[list[Field], Node | None, bool]:
-    """The schema's fields, the node for extra names (``**kwargs: T``), and whether the schema is closed."""
+) -> tuple[list[Field], Node | None, bool, list[tuple[str, Callable[[], Any]]]]:
+    """The schema's fields, the node for extra names (``**kwargs: T``), whether the schema is closed, and the
+    defaults to fill in for parameters whose Python default is a ``pydantic.Field(...)``."""
     reader = HintReader(localns)
     fields: list[Field] = []
+    fills: list[tuple[str, Callable[[], Any]]] = []
     extra: Node | None = None
     closed = True
     for param in signature.parameters.values():
@@ -274,6 +278,18 @@ def _parameters(
                 "published, or use typing.Any to accept any JSON value"
             )
         node = _read(reader, hint, where)
+        if is_field_info(param.default):
+            # x: T = Field(default, description=...): metadata, and the default the function is called with.
+            try:
+                field = reader.field_from_info(param.name, node, param.default, where, parameter=True)
+            except HintError as exc:
+                raise ToolDefinitionError(f"{where}: {exc.message}") from None
+            if field.description is None:
+                field.description = docs.get(param.name)
+            fields.append(field)
+            if not field.required:
+                fills.append((param.name, _filler(param.default)))
+            continue
         required = param.default is param.empty
         fields.append(
             Field(
@@ -284,7 +300,16 @@ def _parameters(
                 description=docs.get(param.name),
             )
         )
-    return fields, extra, closed
+    return fields, extra, closed, fills
+
+
+def _filler(info: Any) -> Callable[[], Any]:
+    _, default, factory = field_default(info)
+    if factory is not None:
+        return factory  # type: ignore[no-any-return]
+    if default is None or isinstance(default, (str, int, float, bool, bytes, tuple, frozenset)):
+        return lambda: default
+    return lambda: copy.deepcopy(default)  # each call its own copy of a mutable default
 
 
 def _read(reader: HintReader, hint: object, where: str) -> Node:

@@ -42,8 +42,17 @@ from .model import (
     union_problem,
 )
 from .param import Param, param_problem
+from .pydantic_support import (
+    constraint_keywords,
+    field_default,
+    field_info_keywords,
+    is_field_info,
+    is_model_class,
+    model_extra_allowed,
+    model_fields,
+)
 
-__all__ = ["HintError", "HintReader", "resolve_hints", "strip_qualifiers", "type_text"]
+__all__ = ["FACTORY", "HintError", "HintReader", "param_keywords", "resolve_hints", "strip_qualifiers", "type_text"]
 
 
 def _forms(name: str) -> tuple[object, ...]:
@@ -219,6 +228,8 @@ class HintReader:
                 std = std_type_of(hint)
                 if std is not None:
                     return StdNode(std)
+            if is_model_class(hint):
+                return self._model(hint)
             if is_typeddict(hint) or dataclasses.is_dataclass(hint):
                 return self._object(hint, hint, ())
             if issubclass(hint, tuple) and hasattr(hint, "_fields"):
@@ -259,15 +270,64 @@ class HintReader:
     def _annotated(self, inner_hint: object, metadata: tuple[object, ...]) -> Node:
         inner = self.read(inner_hint)
         keywords: JSONObject = {}
-        for item in metadata:
+        for given in metadata:
+            item = given
             if isinstance(item, str):
                 keywords["description"] = item
-            elif isinstance(item, Param):
-                problem = param_problem(item, inner.kinds, type_text(inner_hint))
-                if problem is not None:
-                    raise HintError(problem)
-                keywords.update(item.keywords())
+                continue
+            if is_field_info(item):
+                if field_default(item)[0] is False:
+                    raise HintError(
+                        f"{item!r} inside Annotated sets a default; write it after '=' "
+                        "(x: Annotated[int, Field(...)] = 3)"
+                    )
+                found = field_info_keywords(item, inner.kinds, for_parameter=False)
+                if isinstance(found, str):
+                    raise HintError(f"{item!r} {found}")
+                item = Param(**found)
+            else:
+                constraint = constraint_keywords(item, inner.kinds)
+                if isinstance(constraint, str):
+                    raise HintError(constraint)
+                if constraint is not None:
+                    item = Param(**constraint)
+            if isinstance(item, Param):
+                keywords.update(param_keywords(item, inner.kinds, type_text(inner_hint)))
         return MetaNode(inner, keywords) if keywords else inner
+
+    def _model(self, cls: type) -> Node:
+        """A pydantic model: its fields by JSON name, each with what its FieldInfo says."""
+        node = self._objects.get(cls)
+        if node is not None:
+            return node
+        node = ObjectNode(cls, "pydantic", parse_docstring(_own_doc(cls)).description)
+        self._objects[cls] = node
+        try:
+            found = model_fields(cls)
+        except ValueError as exc:
+            raise HintError(str(exc)) from None
+        fields: list[Field] = []
+        for name, annotation, info in found:
+            where = f"field {name!r} of {type_text(cls)}"
+            field_node = self._inside(annotation, where)
+            fields.append(self.field_from_info(name, field_node, info, where))
+        node.fields = tuple(fields)
+        if model_extra_allowed(cls):
+            node.extra = AnyNode()
+        return node
+
+    def field_from_info(self, name: str, node: Node, info: Any, where: str, *, parameter: bool = False) -> Field:
+        """A field (or parameter) whose ``pydantic.Field(...)`` says its description, default and constraints."""
+        found = field_info_keywords(info, node.kinds, for_parameter=parameter)
+        if isinstance(found, str):
+            raise HintError(found, (where,))
+        description = found.pop("description", None)
+        if found:
+            node = MetaNode(node, param_keywords(Param(**found), node.kinds, where, (where,)))
+        required, default, factory = field_default(info)
+        if required:
+            return Field(name, node, required=True, description=description)
+        return Field(name, node, required=False, default=_FACTORY if factory else default, description=description)
 
     def _union(self, args: tuple[object, ...]) -> Node:
         pairs = [(self._inside(arg, f"the union member {type_text(arg)}"), arg) for arg in args]
@@ -368,6 +428,9 @@ class HintReader:
             if isinstance(field_hint, dataclasses.InitVar):
                 field_hint = field_hint.type
             field_node = self._inside(field_hint, f"field {name!r} of {type_text(cls)}")
+            if is_field_info(default):
+                fields.append(self.field_from_info(name, field_node, default, f"field {name!r} of {type_text(cls)}"))
+                continue
             if kind == "typeddict":
                 # __required_keys__ misses Required/NotRequired written as strings (``from __future__ import
                 # annotations``), so the resolved qualifier decides and the class's totality is the fallback.
@@ -384,6 +447,14 @@ class HintReader:
             extra_hint, _ = strip_qualifiers(_substitute(extra_items, substitutions))
             node.extra = self._inside(extra_hint, f"the extra items of {type_text(cls)}")
         return node
+
+
+def param_keywords(param: Param, kinds: frozenset[str], text: str, where: tuple[str, ...] = ()) -> JSONObject:
+    """The keywords ``param`` publishes on a type of JSON ``kinds``; a HintError if it does not fit."""
+    problem = param_problem(param, kinds, text)
+    if problem is not None:
+        raise HintError(problem, where)
+    return param.keywords()
 
 
 def resolve_hints(obj: Any, localns: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -500,6 +571,7 @@ class _Factory:
 
 
 _FACTORY: Final = _Factory()
+FACTORY: Final = _FACTORY  # a default made by a factory: optional, not published
 
 
 def _substitute(hint: object, substitutions: dict[Any, object]) -> object:

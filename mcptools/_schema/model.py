@@ -273,12 +273,13 @@ class Field:
         self.description = description
 
 
-ObjectKind = Literal["typeddict", "dataclass", "namedtuple"]
+ObjectKind = Literal["typeddict", "dataclass", "namedtuple", "pydantic"]
 
 
 @final
 class ObjectNode(Node):
-    """A TypedDict, dataclass or NamedTuple; ``fields`` comes after creation: a class may contain itself."""
+    """A TypedDict, dataclass, NamedTuple or pydantic model; ``fields`` comes after creation: a class may contain
+    itself. Field names are JSON names (a pydantic alias where one is set)."""
 
     __slots__ = ("cls", "description", "extra", "fields", "kind")
 
