@@ -11,7 +11,8 @@ in tests/test_derive_stdtypes.py hold both ends together). Choices, stated once:
   value with that offset (``Z`` is UTC). A leap second (``:60``) becomes ``:59.999999``: Python has no second 60.
   Fractional seconds beyond microseconds are cut, not rounded.
 - ``timedelta`` arrives as an ISO 8601 duration (``P1DT2H``) or a number of seconds; a year counts 365 days and
-  a month 30, as pydantic counts them; it is dumped as a duration.
+  a month 30, as pydantic counts them; it is dumped as a duration (as seconds when it has a fraction or a sign,
+  which the format cannot write).
 - ``Decimal`` arrives as a decimal string (exact) or a JSON number (read through its shortest repr, so ``0.1`` is
   ``Decimal('0.1')``); it is dumped as a string, to stay exact.
 - ``bytes`` is standard base64 with padding (``contentEncoding: base64``).
@@ -131,11 +132,11 @@ def parse_duration(value: object) -> dt.timedelta:
 
 
 def dump_duration(value: dt.timedelta) -> str | float:
-    """``P<d>DT<s>S``; a negative duration (ISO 8601 has none) as a number of seconds."""
-    if value < dt.timedelta(0):
+    """``P<d>DT<s>S``; a negative duration or one with microseconds as a number of seconds, since the
+    ``duration`` format (RFC 3339 appendix A) has neither signs nor fractions."""
+    if value < dt.timedelta(0) or value.microseconds:
         return value.total_seconds()
-    seconds = f"{value.seconds}.{value.microseconds:06d}".rstrip("0").rstrip(".")
-    return f"P{value.days}DT{seconds}S"
+    return f"P{value.days}DT{value.seconds}S"
 
 
 def parse_decimal(value: object) -> decimal.Decimal:

@@ -1,0 +1,259 @@
+"""Standard types as parameters: the schema derived for each, the value the tool gets, the error the model reads.
+
+The property tests hold the two ends together: a value the derived schema's validator passes always converts
+(the tool is called with a Python value of the annotated type), and one it refuses never reaches the tool.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import datetime as dt
+import decimal
+import ipaddress
+import pathlib
+import uuid
+from typing import Any, TypedDict
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcptools import ToolRegistry
+from mcptools._schema import derive_tool
+from tests.hypothesis_support import scaled
+
+UTC_PLUS_1 = dt.timezone(dt.timedelta(hours=1))
+
+
+def call(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    response = registry.handle(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    )
+    assert response is not None
+    result: dict[str, Any] = response["result"]
+    return result
+
+
+def single(annotation: Any) -> tuple[ToolRegistry, list[Any]]:
+    """A registry with one tool ``t(value: annotation)`` that records what it was called with."""
+    seen: list[Any] = []
+
+    def t(value: Any) -> str:
+        seen.append(value)
+        return "ok"
+
+    t.__annotations__ = {"value": annotation, "return": str}
+    registry = ToolRegistry("std")
+    registry.tool(t)
+    return registry, seen
+
+
+# (annotation, schema, a JSON value, the Python value the tool gets)
+CASES: list[tuple[Any, dict[str, Any], Any, Any]] = [
+    (
+        dt.datetime,
+        {"type": "string", "format": "date-time"},
+        "2026-12-02T10:00:00.5+01:00",
+        dt.datetime(2026, 12, 2, 10, 0, 0, 500000, tzinfo=UTC_PLUS_1),
+    ),
+    (dt.date, {"type": "string", "format": "date"}, "2026-12-02", dt.date(2026, 12, 2)),
+    (dt.time, {"type": "string", "format": "time"}, "10:00:00Z", dt.time(10, tzinfo=dt.timezone.utc)),
+    (dt.timedelta, {"type": ["string", "number"], "format": "duration"}, "P1DT2H", dt.timedelta(days=1, hours=2)),
+    (dt.timedelta, {"type": ["string", "number"], "format": "duration"}, 90.5, dt.timedelta(seconds=90.5)),
+    (
+        uuid.UUID,
+        {"type": "string", "format": "uuid"},
+        "123e4567-e89b-12d3-a456-426614174000",
+        uuid.UUID("123e4567-e89b-12d3-a456-426614174000"),
+    ),
+    (decimal.Decimal, {"type": ["string", "number"], "format": "decimal"}, "12.50", decimal.Decimal("12.50")),
+    (decimal.Decimal, {"type": ["string", "number"], "format": "decimal"}, 0.1, decimal.Decimal("0.1")),
+    (pathlib.Path, {"type": "string"}, "/tmp/x", pathlib.Path("/tmp/x")),
+    (pathlib.PurePath, {"type": "string"}, "a/b", pathlib.PurePath("a/b")),
+    (bytes, {"type": "string", "contentEncoding": "base64"}, "aGVsbG8=", b"hello"),
+    (ipaddress.IPv4Address, {"type": "string", "format": "ipv4"}, "192.0.2.1", ipaddress.IPv4Address("192.0.2.1")),
+    (ipaddress.IPv6Address, {"type": "string", "format": "ipv6"}, "2001:db8::1", ipaddress.IPv6Address("2001:db8::1")),
+]
+
+
+@pytest.mark.parametrize(("annotation", "schema", "sent", "got"), CASES, ids=lambda case: repr(case)[:40])
+def test_schema_and_value(annotation: Any, schema: dict[str, Any], sent: Any, got: Any) -> None:
+    registry, seen = single(annotation)
+    tool = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})["result"]["tools"][0]  # type: ignore[index]
+    assert tool["inputSchema"]["properties"]["value"] == schema
+    assert call(registry, "t", {"value": sent}).get("isError") is not True
+    assert seen == [got]
+    assert type(seen[0]) is type(got)
+
+
+@pytest.mark.parametrize(
+    ("annotation", "sent", "message"),
+    [
+        (dt.datetime, "tomorrow", "must be a date-time (ISO 8601 with an offset), e.g. '2026-12-02T10:00:00Z'"),
+        (dt.datetime, "2026-12-02T10:00:00", "must be a date-time (ISO 8601 with an offset)"),  # naive: refused
+        (dt.date, "2026-02-30", "must be a date (ISO 8601), e.g. '2026-12-02'"),
+        (dt.time, "25:00:00Z", "must be a time (ISO 8601 with an offset)"),
+        (dt.timedelta, "1 day", "must be a duration (ISO 8601) or a number of seconds, e.g. 'P1DT2H30M'"),
+        (uuid.UUID, "not-a-uuid", "must be a UUID, e.g. '123e4567-e89b-12d3-a456-426614174000'"),
+        (decimal.Decimal, "NaN", "must be a decimal number, e.g. '12.50'"),
+        (bytes, "not base64!", "must be base64 text, e.g. 'aGVsbG8='"),
+        (ipaddress.IPv4Address, "256.0.0.1", "must be an IPv4 address, e.g. '192.0.2.1'"),
+        (ipaddress.IPv6Address, "192.0.2.1", "must be an IPv6 address, e.g. '2001:db8::1'"),
+        (pathlib.Path, 3, "must be string"),
+    ],
+)
+def test_wrong_values_never_reach_the_tool(annotation: Any, sent: Any, message: str) -> None:
+    registry, seen = single(annotation)
+    result = call(registry, "t", {"value": sent})
+    assert result["isError"] is True
+    text = result["content"][0]["text"]
+    assert text.startswith("Invalid arguments: property 'value' " + message), text
+    assert seen == []
+
+
+class Event(TypedDict):
+    when: dt.datetime
+    ids: list[uuid.UUID]
+
+
+@dataclasses.dataclass
+class Slot:
+    day: dt.date
+    length: dt.timedelta = dt.timedelta(hours=1)
+
+
+def test_inside_typeddicts_dataclasses_and_containers_with_paths() -> None:
+    registry = ToolRegistry("std")
+    seen: list[Any] = []
+
+    @registry.tool
+    def plan(event: Event, slots: set[dt.date], slot: Slot | None = None) -> str:
+        seen.append((event, slots, slot))
+        return "ok"
+
+    arguments = {
+        "event": {"when": "2026-12-02T10:00:00Z", "ids": ["123e4567-e89b-12d3-a456-426614174000"]},
+        "slots": ["2026-12-02"],
+        "slot": {"day": "2026-12-03"},
+    }
+    assert call(registry, "plan", arguments).get("isError") is not True
+    event, slots, slot = seen[0]
+    assert event == {
+        "when": dt.datetime(2026, 12, 2, 10, tzinfo=dt.timezone.utc),
+        "ids": [uuid.UUID("123e4567-e89b-12d3-a456-426614174000")],
+    }
+    assert slots == {dt.date(2026, 12, 2)}
+    assert slot == Slot(dt.date(2026, 12, 3))
+    bad = {"event": {"when": "x", "ids": ["y"]}, "slots": [], "slot": {"day": "z"}}
+    text = call(registry, "plan", bad)["content"][0]["text"]
+    assert "property 'event.when' must be a date-time" in text
+    assert "property 'event.ids[0]' must be a UUID" in text
+    assert "property 'slot.day' must be a date" in text
+
+
+def test_leap_second_and_long_fractions_are_held_as_python_can() -> None:
+    registry, seen = single(dt.datetime)
+    call(registry, "t", {"value": "2016-12-31T23:59:60.123456789Z"})
+    assert seen == [dt.datetime(2016, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone.utc)]
+
+
+def test_a_value_python_cannot_hold_is_an_invalid_argument_not_a_crash() -> None:
+    registry, seen = single(dt.date)
+    result = call(registry, "t", {"value": "0000-01-01"})
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("Invalid arguments: '0000-01-01' cannot be a Python date")
+    assert seen == []
+
+
+def test_an_explicit_schema_keeps_format_as_an_annotation() -> None:
+    def t(when: str) -> str:
+        return when
+
+    schema = {
+        "type": "object",
+        "properties": {"when": {"type": "string", "format": "date-time"}},
+        "required": ["when"],
+        "additionalProperties": False,
+    }
+    registry = ToolRegistry("std")
+    registry.tool(input_schema=schema)(t)
+    assert call(registry, "t", {"when": "tomorrow"})["content"][0]["text"] == "tomorrow"
+
+
+# --- properties: the derived schema accepts exactly what conversion accepts ---------------------------------
+
+_AWARE = st.datetimes(
+    min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30), timezones=st.timezones()
+).filter(lambda value: value.utcoffset() is not None and value.utcoffset().seconds % 60 == 0)  # type: ignore[union-attr]
+
+VALUES: dict[Any, st.SearchStrategy[Any]] = {
+    dt.datetime: _AWARE.map(lambda value: value.replace(tzinfo=dt.timezone(value.utcoffset()))),  # type: ignore[arg-type]
+    dt.date: st.dates(),
+    dt.time: st.times(timezones=st.just(dt.timezone.utc)),
+    dt.timedelta: st.timedeltas(min_value=dt.timedelta(0), max_value=dt.timedelta(days=10**5)),
+    uuid.UUID: st.uuids(),
+    decimal.Decimal: st.decimals(allow_nan=False, allow_infinity=False),
+    pathlib.Path: st.text().map(pathlib.Path),
+    bytes: st.binary(),
+    ipaddress.IPv4Address: st.ip_addresses(v=4),
+    ipaddress.IPv6Address: st.ip_addresses(v=6),
+}
+
+
+@pytest.mark.parametrize("annotation", list(VALUES), ids=lambda cls: cls.__name__)
+@settings(max_examples=scaled(60))
+@given(data=st.data())
+def test_every_value_round_trips_through_its_json_form(annotation: Any, data: st.DataObject) -> None:
+    from mcptools._schema.stdtypes import dump_std
+
+    value = data.draw(VALUES[annotation])
+    registry, seen = single(annotation)
+    sent = dump_std(value)
+    result = call(registry, "t", {"value": sent})
+    assert result.get("isError") is not True, (sent, result)
+    if annotation is dt.datetime or annotation is dt.time:
+        assert seen[0] == value and seen[0].utcoffset() == value.utcoffset()
+    elif annotation is pathlib.Path:
+        assert seen == [pathlib.Path(str(value))]
+    else:
+        assert seen == [value]
+
+
+_TEXTS = st.one_of(
+    st.text(max_size=40),
+    st.text(alphabet="0123456789-:TZz.+PYMWDHS", max_size=30),
+    st.from_regex(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-fA-F]{4}-[0-9a-f]{4}-[0-9a-fG]{12}", fullmatch=True),
+    st.from_regex(
+        r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})", fullmatch=True
+    ),
+    st.from_regex(r"[A-Za-z0-9+/=]{0,12}", fullmatch=True),
+    st.from_regex(r"[0-9]{1,3}(\.[0-9]{1,3}){3}", fullmatch=True),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(min_value=-(10**6), max_value=10**6),
+)
+
+
+@pytest.mark.parametrize("annotation", list(VALUES), ids=lambda cls: cls.__name__)
+@settings(max_examples=scaled(150))
+@given(sent=_TEXTS)
+def test_what_the_validator_passes_converts_and_what_it_refuses_never_arrives(annotation: Any, sent: Any) -> None:
+    registry, seen = single(annotation)
+    passes = registry.get("t").validator.is_valid({"value": sent})  # type: ignore[union-attr]
+    result = call(registry, "t", {"value": sent})
+    if passes:
+        assert result.get("isError") is not True or "cannot be a Python" in result["content"][0]["text"], result
+        if result.get("isError") is not True:
+            assert isinstance(seen[0], annotation)
+    else:
+        assert result["isError"] is True
+        assert seen == []
+
+
+def test_derivation_publishes_no_default_it_cannot_write() -> None:
+    def t(when: dt.date = dt.date(2026, 1, 1), blob: bytes = b"hi") -> None:
+        pass
+
+    schema = derive_tool(t).input_schema
+    assert schema["properties"]["when"]["default"] == "2026-01-01"
+    assert schema["properties"]["blob"]["default"] == base64.b64encode(b"hi").decode()
