@@ -18,10 +18,10 @@ from typing import Any, TypedDict
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 
 from mcptools import ToolRegistry
 from mcptools._schema import derive_tool
-from tests.hypothesis_support import scaled
 
 UTC_PLUS_1 = dt.timezone(dt.timedelta(hours=1))
 
@@ -183,12 +183,25 @@ def test_an_explicit_schema_keeps_format_as_an_annotation() -> None:
 
 # --- properties: the derived schema accepts exactly what conversion accepts ---------------------------------
 
-_AWARE = st.datetimes(
-    min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30), timezones=st.timezones()
-).filter(lambda value: value.utcoffset() is not None and value.utcoffset().seconds % 60 == 0)  # type: ignore[union-attr]
+def _whole_minute_offset(value: dt.datetime) -> bool:
+    offset = value.utcoffset()
+    return offset is not None and offset.seconds % 60 == 0
+
+
+def _fixed_offset(value: dt.datetime) -> dt.datetime:
+    offset = value.utcoffset()
+    assert offset is not None
+    return value.replace(tzinfo=dt.timezone(offset))
+
+
+_AWARE: st.SearchStrategy[dt.datetime] = (
+    st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30), timezones=st.timezones())
+    .filter(_whole_minute_offset)
+    .map(_fixed_offset)
+)
 
 VALUES: dict[Any, st.SearchStrategy[Any]] = {
-    dt.datetime: _AWARE.map(lambda value: value.replace(tzinfo=dt.timezone(value.utcoffset()))),  # type: ignore[arg-type]
+    dt.datetime: _AWARE,
     dt.date: st.dates(),
     dt.time: st.times(timezones=st.just(dt.timezone.utc)),
     dt.timedelta: st.timedeltas(min_value=dt.timedelta(0), max_value=dt.timedelta(days=10**5)),

@@ -1,0 +1,245 @@
+"""pydantic v2 as an optional input: models as parameters, ``Field(...)`` metadata, annotated-types constraints.
+
+Tools are written the way the official SDK's examples write them (nested models with ``Field`` descriptions,
+``Field`` defaults on plain parameters, validators on models) and served through the registry's one call path.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+import uuid
+from typing import Annotated, Any
+
+import annotated_types
+import pydantic
+import pytest
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mcptools import ToolDefinitionError, ToolRegistry
+from mcptools._schema import derive_tool
+
+
+def call(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    response = registry.handle(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    )
+    assert response is not None
+    result: dict[str, Any] = response["result"]
+    return result
+
+
+def text_of(result: dict[str, Any]) -> str:
+    text: str = result["content"][0]["text"]
+    return text
+
+
+class Shrimp(BaseModel):
+    name: str = Field(max_length=10)
+
+
+class Tank(BaseModel):
+    """A shrimp tank."""
+
+    shrimp: list[Shrimp]
+    extra_names: list[str] = Field(description="Extra names", default_factory=list)
+
+
+class Order(BaseModel):
+    order_id: uuid.UUID = Field(alias="orderId")
+    quantity: int = Field(1, ge=1, description="How many")
+    due: dt.date | None = None
+
+    @field_validator("quantity")
+    @classmethod
+    def even(cls, value: int) -> int:
+        if value % 2:
+            raise ValueError("must be even")
+        return value
+
+
+class Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+
+
+class Node(BaseModel):
+    value: int
+    children: list[Node] = []
+
+
+@pydantic.dataclasses.dataclass
+class Window:
+    start: dt.datetime
+    hours: int = Field(default=1, gt=0, description="Length in hours")
+
+
+def test_a_model_parameter_is_inlined_closed_and_untitled() -> None:
+    def name_shrimp(tank: Tank, max_names: Annotated[int, Field(description="Most names")] = 3) -> str:
+        return ""
+
+    schema = derive_tool(name_shrimp).input_schema
+    assert schema == {
+        "type": "object",
+        "properties": {
+            "tank": {
+                "type": "object",
+                "description": "A shrimp tank.",
+                "properties": {
+                    "shrimp": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {"name": {"type": "string", "maxLength": 10}},
+                            "required": ["name"],
+                            "additionalProperties": False,
+                        },
+                    },
+                    "extra_names": {"type": "array", "items": {"type": "string"}, "description": "Extra names"},
+                },
+                "required": ["shrimp"],
+                "additionalProperties": False,
+            },
+            "max_names": {"type": "integer", "description": "Most names", "default": 3},
+        },
+        "required": ["tank"],
+        "additionalProperties": False,
+    }
+
+
+def test_aliases_extra_allow_and_recursion() -> None:
+    def t(order: Order, open_: Open, tree: Node) -> None:
+        pass
+
+    schema = derive_tool(t).input_schema
+    order = schema["properties"]["order"]
+    assert list(order["properties"]) == ["orderId", "quantity", "due"]
+    assert order["properties"]["orderId"] == {"type": "string", "format": "uuid"}
+    assert order["properties"]["quantity"] == {"type": "integer", "minimum": 1, "description": "How many", "default": 1}
+    assert "additionalProperties" not in schema["properties"]["open_"]
+    assert schema["properties"]["tree"] == {"$ref": "#/$defs/Node"}
+    assert schema["$defs"]["Node"]["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+
+
+def test_the_tool_gets_model_instances_built_by_the_model() -> None:
+    registry = ToolRegistry("pyd")
+    seen: list[Any] = []
+
+    @registry.tool
+    def place(order: Order, tree: Node, window: Window | None = None) -> str:
+        seen.append((order, tree, window))
+        return "ok"
+
+    arguments = {
+        "order": {"orderId": "123e4567-e89b-12d3-a456-426614174000", "quantity": 2, "due": "2026-12-02"},
+        "tree": {"value": 1, "children": [{"value": 2}]},
+        "window": {"start": "2026-12-02T10:00:00Z"},
+    }
+    assert call(registry, "place", arguments).get("isError") is not True
+    order, tree, window = seen[0]
+    assert order == Order(
+        orderId=uuid.UUID("123e4567-e89b-12d3-a456-426614174000"), quantity=2, due=dt.date(2026, 12, 2)
+    )
+    assert tree == Node(value=1, children=[Node(value=2)])
+    assert window == Window(dt.datetime(2026, 12, 2, 10, tzinfo=dt.timezone.utc))
+
+
+def test_our_validator_speaks_first_then_the_models_validators_in_our_voice() -> None:
+    registry = ToolRegistry("pyd")
+    seen: list[Any] = []
+
+    @registry.tool
+    def place(orders: list[Order]) -> str:
+        seen.append(orders)
+        return "ok"
+
+    good = {"orderId": "123e4567-e89b-12d3-a456-426614174000", "quantity": 2}
+    ours = call(registry, "place", {"orders": [good, {"orderId": "x", "quantity": 0, "other": 1}]})
+    assert text_of(ours) == (
+        "Invalid arguments: property 'orders[1].orderId' must be a UUID, e.g. "
+        "'123e4567-e89b-12d3-a456-426614174000'; property 'orders[1].quantity' must be >= 1; "
+        "unexpected property 'orders[1].other'"
+    )
+    theirs = call(registry, "place", {"orders": [good, {**good, "quantity": 3}]})
+    assert theirs["isError"] is True
+    assert text_of(theirs) == "Invalid arguments: property 'orders[1].quantity': must be even"
+    assert seen == []
+
+
+def test_field_metadata_in_annotated_and_as_a_default() -> None:
+    registry = ToolRegistry("pyd")
+    seen: list[Any] = []
+
+    @registry.tool
+    def remember(
+        names: list[str] = Field(description="Names to remember"),
+        code: Annotated[str, Field(max_length=3, description="A code")] = "abc",
+        tags: list[str] = Field(default_factory=list, description="Tags"),
+        limit: int = Field(10, ge=1, le=100, examples=[5]),
+        step: Annotated[float, annotated_types.MultipleOf(0.5), annotated_types.Gt(0)] = 1.0,
+    ) -> str:
+        seen.append((names, code, tags, limit, step))
+        return "ok"
+
+    schema = registry.get("remember").input_schema  # type: ignore[union-attr]
+    assert schema["required"] == ["names"]
+    assert schema["properties"]["names"] == {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Names to remember",
+    }
+    assert schema["properties"]["code"] == {"type": "string", "description": "A code", "maxLength": 3, "default": "abc"}
+    assert schema["properties"]["tags"] == {"type": "array", "items": {"type": "string"}, "description": "Tags"}
+    assert schema["properties"]["limit"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 100,
+        "examples": [5],
+        "default": 10,
+    }
+    assert schema["properties"]["step"] == {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5, "default": 1.0}
+    assert call(registry, "remember", {"names": ["a"]}).get("isError") is not True
+    assert seen == [(["a"], "abc", [], 10, 1.0)]
+    seen[0][2].append("changed")  # a factory's value is made per call
+    call(registry, "remember", {"names": []})
+    assert seen[1] == ([], "abc", [], 10, 1.0)
+    refused = call(registry, "remember", {"names": [], "code": "twelve chars", "limit": 0, "step": 0.3})
+    assert text_of(refused) == (
+        "Invalid arguments: property 'code' must be at most 3 characters; property 'limit' must be >= 1; "
+        "property 'step' must be a multiple of 0.5"
+    )
+    assert len(seen) == 2
+
+
+@pytest.mark.parametrize(
+    ("default", "problem"),
+    [
+        (Field(1, json_schema_extra={"x": 1}), "json_schema_extra"),
+        (Field(1, alias="y"), "alias"),
+        (Field(1, ge=1, max_length=2), "max_length"),
+    ],
+)
+def test_what_cannot_be_mapped_is_a_definition_error(default: Any, problem: str) -> None:
+    def t(x: int = default) -> None:
+        pass
+
+    with pytest.raises(ToolDefinitionError) as info:
+        derive_tool(t)
+    assert str(info.value).startswith("tool 't' (function ")
+    assert "parameter 'x'" in str(info.value)
+    assert problem in str(info.value)
+
+
+def test_an_unmappable_constraint_in_annotated_is_a_definition_error() -> None:
+    def t(x: Annotated[int, annotated_types.Predicate(lambda v: v > 0)]) -> None:
+        pass
+
+    with pytest.raises(ToolDefinitionError, match=r"parameter 'x'.*Predicate.*Param"):
+        derive_tool(t)
+
+
+def test_import_mcptools_does_not_import_pydantic() -> None:
+    code = "import sys, mcptools; print(sorted(m for m in ('pydantic', 'annotated_types') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
