@@ -243,3 +243,29 @@ def test_import_mcptools_does_not_import_pydantic() -> None:
     code = "import sys, mcptools; print(sorted(m for m in ('pydantic', 'annotated_types') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+class Weather(BaseModel):
+    temperature: float
+    at: dt.datetime = Field(alias="observedAt")
+
+
+def test_a_model_or_a_standard_type_returned_is_structured_json() -> None:
+    registry = ToolRegistry("pyd")
+    moment = dt.datetime(2026, 12, 2, 10, tzinfo=dt.timezone.utc)
+
+    @registry.tool
+    def weather() -> Weather:
+        return Weather(temperature=22.5, observedAt=moment)
+
+    @registry.tool
+    def now() -> dt.datetime:
+        return moment
+
+    result = call(registry, "weather", {})
+    assert result["structuredContent"] == {"temperature": 22.5, "observedAt": "2026-12-02T10:00:00Z"}
+    assert registry.get("weather").output_schema["properties"]["observedAt"] == {  # type: ignore[union-attr]
+        "type": "string",
+        "format": "date-time",
+    }
+    assert call(registry, "now", {})["structuredContent"] == {"result": "2026-12-02T10:00:00+00:00"}

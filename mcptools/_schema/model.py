@@ -130,6 +130,11 @@ def to_json(value: object) -> object:
         from .stdtypes import dump_std
 
         return dump_std(value)
+    if hasattr(cls, "__pydantic_fields__"):
+        from .pydantic_support import dump_model, is_model_class
+
+        if is_model_class(cls):
+            return dump_model(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, object] = {}
         for field in dataclasses.fields(value):
