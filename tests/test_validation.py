@@ -242,7 +242,7 @@ def test_format_is_an_annotation_by_default_and_asserted_when_asked() -> None:
     lasting = {"type": "object", "properties": {"for": {"type": "string", "format": "duration"}}}
     assert compile_schema(lasting).errors({"for": "P1Y2W"}) == []
     assert compile_schema(lasting, format_assertion=True).errors({"for": "P1Y2W"}) == [
-        "property 'for' must match format 'duration'"
+        "property 'for' must be a duration (ISO 8601), e.g. 'P1DT2H30M'"
     ]
 
 

@@ -49,7 +49,8 @@ A keyword that tests a value against a bound (like ``maxLength``, ``multipleOf``
    schema as ``{"allOf": [schema, True]}``), and the message.
 
 A ``format`` is one function in ``formats.py`` and its entry in ``FORMAT_CHECKS`` (asserted only under
-``compile_schema(..., format_assertion=True)``; its message is the generic ``must match format '<name>'``);
+``compile_schema(..., format_assertion=True)``, and in every schema a tool derives); its message is its words in
+``FORMAT_WORDS`` (the form and an example), or the generic ``must match format '<name>'``);
 ``duration`` was added this way. A keyword that applies subschemas (``properties``, ``contains``, ``anyOf``)
 needs its own emission in ``codegen.py`` and in ``collect.py``, and in ``errgen.py`` only if ``errgen._simple``
 lets schemas holding it take the generated error path (otherwise they fall back to the collectors).

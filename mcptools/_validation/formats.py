@@ -156,7 +156,7 @@ FORMAT_WORDS: dict[str, str] = {
     "date-time": "a date-time (ISO 8601 with an offset), e.g. '2026-12-02T10:00:00Z'",
     "date": "a date (ISO 8601), e.g. '2026-12-02'",
     "time": "a time (ISO 8601 with an offset), e.g. '10:00:00Z'",
-    "duration": "a duration (ISO 8601) or a number of seconds, e.g. 'P1DT2H30M'",
+    "duration": "a duration (ISO 8601), e.g. 'P1DT2H30M'",
     "uuid": "a UUID, e.g. '123e4567-e89b-12d3-a456-426614174000'",
     "decimal": "a decimal number, e.g. '12.50'",
     "base64": "base64 text, e.g. 'aGVsbG8='",
