@@ -18,11 +18,15 @@ from mcptools._context import Context
 from mcptools._context import ElicitResult
 from mcptools._context import InputRequest
 from mcptools._errors import ClientRequestError
+from mcptools._errors import LifespanError
 from mcptools._errors import MCPToolsError
 from mcptools._errors import ProtocolError
 from mcptools._errors import SchemaError
 from mcptools._errors import ToolDefinitionError
 from mcptools._errors import ToolError
+from mcptools._middleware import Middleware
+from mcptools._middleware import RequestInfo
+from mcptools._middleware import ToolCall
 from mcptools._registry import Tool
 from mcptools._registry import ToolAnnotations
 from mcptools._registry import ToolRegistry
@@ -32,6 +36,7 @@ from mcptools._validation import Validator
 from mcptools._validation import compile_schema
 from mcptools._validation import validate
 from mcptools import auth  # the public submodule of bearer-token authorization (Principal, verifiers)
+from mcptools import middleware  # the public submodule of shipped middleware (LogCalls, Timing, RateLimit, ...)
 
 __all__ = [
     "AudioContent",
@@ -41,15 +46,19 @@ __all__ = [
     "EmbeddedResource",
     "ImageContent",
     "InputRequest",
+    "LifespanError",
     "MCPToolsError",
+    "Middleware",
     "Param",
     "ProtocolError",
+    "RequestInfo",
     "ResourceLink",
     "SchemaError",
     "StreamableHTTPApp",
     "TextContent",
     "Tool",
     "ToolAnnotations",
+    "ToolCall",
     "ToolDefinitionError",
     "ToolError",
     "ToolRegistry",
@@ -57,6 +66,7 @@ __all__ = [
     "auth",
     "call_tool",
     "compile_schema",
+    "middleware",
     "providers",
     "serve_stdio",
     "tool",

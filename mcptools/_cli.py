@@ -84,7 +84,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `mcptools serve app.py -- --local-timezone UTC`: what follows `--` is the target's, not ours.
+    forwarded: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, forwarded = argv[:cut], argv[cut + 1 :]
     args = _parser().parse_args(argv)
+    args.target_argv = forwarded
     try:
         code: int = args.run(args)
     except (TargetError, ToolDefinitionError) as exc:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final, Literal, final
+from typing import Any, Final, Generic, Literal, final
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import NotRequired, TypedDict, TypeVar
 
 from ._errors import InputRequired, ProtocolError
 from ._jsonrpc import INTERNAL_ERROR
@@ -27,6 +27,10 @@ from ._protocol.session import Send, Session, discard
 from .auth import Principal, current_principal
 
 __all__ = ["Context", "ElicitResult", "InputRequest", "LogLevel"]
+
+# What the registry's lifespan yields, as a tool sees it: ``ctx: Context[AppState]`` makes ``ctx.state`` an
+# ``AppState``. The default keeps a bare ``ctx: Context`` valid under mypy --strict (its state is ``Any``).
+StateT = TypeVar("StateT", default=Any)
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
@@ -53,8 +57,9 @@ class ElicitResult(TypedDict):
 
 
 @final
-class Context:
-    """Injected into a tool that asks for it by annotating a parameter with ``Context``."""
+class Context(Generic[StateT]):
+    """Injected into a tool that asks for it by annotating a parameter with ``Context`` (or ``Context[State]``,
+    to read the lifespan's state typed as ``ctx.state``)."""
 
     __slots__ = (
         "_answers",
@@ -69,6 +74,7 @@ class Context:
         "_progress_token",
         "_send",
         "_session",
+        "_state_of",
         "_stateless",
         "client_capabilities",
         "request_id",
@@ -87,8 +93,10 @@ class Context:
         stateless: bool = True,
         close_stream: Callable[[], Awaitable[None]] | None = None,
         replay: Mapping[str, Any] | None = None,
+        state: Callable[[], Any] | None = None,
     ) -> None:
         self.request_id = request_id
+        self._state_of = state
         self._session = session
         self._send: Send = send if send is not None else discard
         self._progress_token = progress_token
@@ -109,6 +117,16 @@ class Context:
         self._progress_high: float | None = high if type(high) in (int, float) else None
         self._logs_to_skip: int = skip if type(skip) is int else 0
         self._logs_sent = 0
+
+    @property
+    def state(self) -> StateT:
+        """What the registry's lifespan yielded (``ToolRegistry(..., lifespan=...)``); ``None`` without one.
+
+        Raises ``LifespanError`` when the registry has a lifespan that is not running (``registry.handle`` used
+        bare; enter ``async with registry.running():``)."""
+        if self._state_of is None:
+            return None  # type: ignore[return-value]  # a Context made by hand, outside any registry
+        return self._state_of()  # type: ignore[no-any-return]
 
     @property
     def principal(self) -> Principal | None:

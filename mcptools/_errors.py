@@ -6,6 +6,7 @@
     ├── ToolError                   raised BY a tool: its message goes to the model as an isError result
     ├── ProtocolError               answer the request with this JSON-RPC error instead of a result
     ├── ClientRequestError          the client answered a Context request (elicit, sample, roots) with an error
+    ├── LifespanError               (also a RuntimeError) ``ctx.state`` read while the lifespan is not running
     └── TargetError                 (``mcptools._target``) a command-line TARGET names no registry
 
 Definition-time problems (a tool or a schema that can never work) raise at decoration or compile time, so the
@@ -25,6 +26,7 @@ from typing import Any
 __all__ = [
     "ClientRequestError",
     "InputRequired",
+    "LifespanError",
     "MCPToolsError",
     "ProtocolError",
     "SchemaError",
@@ -75,6 +77,11 @@ class ClientRequestError(MCPToolsError):
         self.code = code
         self.message = message
         self.data = data
+
+
+class LifespanError(MCPToolsError, RuntimeError):
+    """``ctx.state`` or ``registry.state`` was read while the registry's lifespan is not running (a bare
+    ``registry.handle``, or a test that did not enter ``async with registry.running():``)."""
 
 
 class InputRequired(BaseException):

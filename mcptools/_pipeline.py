@@ -23,6 +23,7 @@ road, not a twin.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import logging
@@ -50,6 +51,7 @@ __all__ = [
     "run_coroutine",
     "run_inline",
     "text_result",
+    "timeout_message",
     "with_notes",
 ]
 
@@ -200,11 +202,79 @@ def run_inline(prepared: Prepared, *, expose_errors: bool = False) -> dict[str, 
 
 async def invoke(tool: Tool, kwargs: dict[str, Any]) -> Any:
     """Run a tool from async code: awaited when it is async, in a worker thread when it is sync."""
+    if tool.timeout is not None:
+        return await _invoke_limited(tool, kwargs, tool.timeout)
     if tool.is_async:
         return await tool.fn(**kwargs)
     import asyncio  # lazily: asyncio is most of mcptools' import time
 
     return await asyncio.to_thread(tool.fn, **kwargs)
+
+
+def timeout_message(tool: Tool, limit: float) -> str:
+    return f"Tool '{tool.name}' did not finish within its time limit of {limit:g} seconds"
+
+
+async def _invoke_limited(tool: Tool, kwargs: dict[str, Any], limit: float) -> Any:
+    """``invoke`` with the tool's time limit: past it the model gets a ``ToolError`` naming the limit.
+
+    An async tool is cancelled and not waited for (one that swallows the cancellation cannot hold the call). A
+    sync tool cannot be interrupted: it runs in a daemon thread of its own, which is abandoned (and logged) at the
+    limit, so neither the call nor, later, the process's exit waits for it; a ``Context`` tells it
+    ``ctx.cancelled`` so it may stop.
+    """
+    import asyncio  # lazily: asyncio is most of mcptools' import time
+
+    work: asyncio.Future[Any] = (
+        asyncio.ensure_future(tool.fn(**kwargs)) if tool.is_async else _in_daemon_thread(tool.fn, kwargs)
+    )
+    try:
+        done, _ = await asyncio.wait((work,), timeout=limit)
+    except asyncio.CancelledError:
+        work.cancel()
+        raise
+    if done:
+        return work.result()
+    work.cancel()
+    context = kwargs.get(tool.context_param) if tool.context_param is not None else None
+    mark = getattr(context, "_mark_cancelled", None)
+    if mark is not None:
+        mark()
+    if tool.is_async:
+        logger.warning("tool %r passed its time limit of %g s and was cancelled", tool.name, limit)
+    else:
+        logger.warning(
+            "tool %r passed its time limit of %g s; its thread cannot be stopped and is abandoned", tool.name, limit
+        )
+    raise ToolError(timeout_message(tool, limit))
+
+
+def _in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """``fn(**kwargs)`` in a new daemon thread; its outcome arrives on the returned future of the running loop."""
+    import asyncio
+    import threading
+
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if future.done():
+            return  # abandoned at the limit: nobody waits for this outcome
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def work() -> None:
+        try:
+            outcome = (True, fn(**kwargs))
+        except BaseException as exc:  # handed to the loop, where the pipeline makes it a result
+            outcome = (False, exc)
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the server stopped while this tool ran
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    threading.Thread(target=work, name=f"mcptools-tool-{getattr(fn, '__name__', 'tool')}", daemon=True).start()
+    return future
 
 
 def run_coroutine(coroutine: Coroutine[Any, Any, _T]) -> _T:

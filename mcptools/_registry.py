@@ -8,21 +8,38 @@ on first use; transports reach it through ``registry.engine``.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, final, overload
 
 from typing_extensions import ParamSpec
 
 from ._errors import ToolDefinitionError
+from ._lifespan import LifespanRunner, check_lifespan
+from ._middleware import Middleware, check_middleware, layers
 from ._protocol.engine import Engine
 from ._protocol.session import Session, discard
 from ._repair import DEFAULT_REPAIRS, repairs_option
-from ._tool import MARK, Tool, ToolAnnotations, ToolDecorator, ToolOptions, check_scopes, describe, tool
+from ._tool import (
+    MARK,
+    Tool,
+    ToolAnnotations,
+    ToolDecorator,
+    ToolOptions,
+    check_scopes,
+    check_timeout,
+    describe,
+    tool,
+)
 
 if TYPE_CHECKING:
     from ._profiles import Exported, ProfileName
+    from .auth import AuthSettings
 
-__all__ = ["Tool", "ToolAnnotations", "ToolRegistry", "tool"]
+__all__ = ["Lifespan", "Tool", "ToolAnnotations", "ToolRegistry", "tool"]
+
+Lifespan = Callable[["ToolRegistry"], AbstractAsyncContextManager[Any]]
+"""``lifespan=``: a function taking the registry and returning an async context manager (see ``_lifespan``)."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -40,9 +57,13 @@ class ToolRegistry:
 
     __slots__ = (
         "__weakref__",
+        "_call_layers",
         "_engine",
         "_entries",
         "_exports",
+        "_lifespan",
+        "_middleware",
+        "_request_layers",
         "_tools",
         "expose_errors",
         "instructions",
@@ -63,9 +84,15 @@ class ToolRegistry:
         suggest_names: bool = False,
         profile: ProfileName | None = None,
         repair: bool | str | Collection[str] | None = DEFAULT_REPAIRS,
+        lifespan: Lifespan | None = None,
+        middleware: Sequence[Middleware] | None = None,
     ) -> None:
         if type(name) is not str or not name:
             raise ToolDefinitionError("ToolRegistry needs a server name, e.g. ToolRegistry('weather-server')")
+        check_lifespan(name, lifespan)
+        self._lifespan = LifespanRunner(self, lifespan)
+        self._middleware = check_middleware(name, middleware)
+        self._call_layers, self._request_layers = layers(self._middleware)
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -105,6 +132,7 @@ class ToolRegistry:
         input_schema: Mapping[str, Any] | None = None,
         annotations: ToolAnnotations | None = None,
         scopes: Sequence[str] | None = None,
+        timeout: float | None = None,
     ) -> ToolDecorator: ...
     def tool(
         self,
@@ -117,8 +145,12 @@ class ToolRegistry:
         input_schema: Mapping[str, Any] | None = None,
         annotations: ToolAnnotations | None = None,
         scopes: Sequence[str] | None = None,
+        timeout: float | None = None,
     ) -> Any:
-        """Register a function as a tool; usable bare (``@registry.tool``) or with options."""
+        """Register a function as a tool; usable bare (``@registry.tool``) or with options.
+
+        ``timeout`` (seconds): past it an async tool is cancelled, a sync one abandoned in its thread (and
+        logged), and the model gets an error result naming the limit."""
 
         def register(function: Callable[P, R]) -> Callable[P, R]:
             # Stacked on a @tool mark, the mark's options apply too, exactly as with registry.add(function).
@@ -130,6 +162,7 @@ class ToolRegistry:
                 input_schema=input_schema,
                 annotations=annotations,
                 scopes=scopes,
+                timeout=timeout,
             )
             return function
 
@@ -145,6 +178,7 @@ class ToolRegistry:
         input_schema: Mapping[str, Any] | None = None,
         annotations: ToolAnnotations | None = None,
         scopes: Sequence[str] | None = None,
+        timeout: float | None = None,
     ) -> Tool:
         """Register ``fn``: the options given here win over those of its ``@tool`` mark, if any."""
         marked = getattr(fn, MARK, None)
@@ -157,8 +191,10 @@ class ToolRegistry:
             annotations if annotations is not None else base.annotations,
         )
         checked = check_scopes(fn, scopes)
+        limit = check_timeout(fn, timeout)
         entry = self._register(fn, options)
         entry.scopes = checked
+        entry.set_timeout(limit)
         return entry
 
     def _register(self, fn: Callable[..., Any], options: ToolOptions) -> Tool:
@@ -235,7 +271,74 @@ class ToolRegistry:
 
     async def handle_async(self, message: object) -> dict[str, Any] | None:
         """Answer one message from async code: async tools are awaited, sync ones run in a worker thread."""
-        return await self.engine.handle(message, Session(), discard)
+        return await self.engine.handle(message, Session(peer="local"), discard)
+
+    # -- lifespan, middleware, run (issue 11 part A) ----------------------------------------------------------
+
+    def running(self) -> AbstractAsyncContextManager[Any]:
+        """``async with registry.running() as state:`` runs the lifespan around the block (entries nest; the
+        last one out closes it). Servers enter it themselves; enter it to use ``handle_async`` (or a test
+        client) with lifespan state. ``registry.handle`` used bare never runs the lifespan."""
+        return self._lifespan.running()
+
+    @property
+    def state(self) -> Any:
+        """What the lifespan yielded (``None`` without one); ``LifespanError`` when it is not running."""
+        return self._lifespan.state(self.name)
+
+    @property
+    def middleware(self) -> tuple[Middleware, ...]:
+        return self._middleware
+
+    def use(self, *middleware: Middleware) -> None:
+        """Add middleware after those given to the constructor (innermost last)."""
+        self._middleware = check_middleware(self.name, [*self._middleware, *middleware])
+        self._call_layers, self._request_layers = layers(self._middleware)
+
+    @property
+    def call_layers(self) -> tuple[Middleware, ...]:
+        return self._call_layers
+
+    @property
+    def request_layers(self) -> tuple[Middleware, ...]:
+        return self._request_layers
+
+    def run(
+        self,
+        transport: Literal["stdio", "http"] = "stdio",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        workers: int = 1,
+        allowed_hosts: Sequence[str] | None = None,
+        stateless: bool = False,
+        bearer_token_env: str | None = None,
+        auth: AuthSettings | None = None,
+        timeout_headers: float | None = None,
+        timeout_body: float | None = None,
+        timeout_keep_alive: int | None = None,
+        stack: Literal["auto", "standard", "fast"] = "auto",
+    ) -> int:
+        """Serve this registry until it stops, its lifespan around it: ``if __name__ == "__main__":
+        registry.run()``. stdio by default; ``transport="http"`` takes the options of ``mcptools serve --http``
+        (``None`` timeouts mean serve's defaults). Returns the exit status (also on SIGTERM, after the lifespan
+        has closed)."""
+        from ._run import RunOptions, run_registry
+
+        options = RunOptions(
+            host=host,
+            port=port,
+            workers=workers,
+            allowed_hosts=list(allowed_hosts) if allowed_hosts is not None else None,
+            stateless=stateless,
+            bearer_token_env=bearer_token_env,
+            auth=auth,
+            timeout_headers=timeout_headers,
+            timeout_body=timeout_body,
+            timeout_keep_alive=timeout_keep_alive,
+            stack=stack,
+        )
+        return run_registry(self, transport, options)
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {self.name!r} with {len(self._tools)} tools>"

@@ -20,7 +20,17 @@ from ._errors import SchemaError, ToolDefinitionError
 from ._schema import derive_tool
 from ._validation import Validator, checker_for
 
-__all__ = ["MARK", "Tool", "ToolAnnotations", "ToolDecorator", "ToolOptions", "check_scopes", "describe", "tool"]
+__all__ = [
+    "MARK",
+    "Tool",
+    "ToolAnnotations",
+    "ToolDecorator",
+    "ToolOptions",
+    "check_scopes",
+    "check_timeout",
+    "describe",
+    "tool",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -87,6 +97,17 @@ def check_scopes(fn: Callable[..., Any], scopes: Sequence[str] | None) -> tuple[
                 f"quotes or backslashes (e.g. scopes=['weather:read'])"
             )
     return tuple(dict.fromkeys(scopes))
+
+
+def check_timeout(fn: Callable[..., Any], timeout: float | None) -> float | None:
+    """A tool's time limit in seconds (``@registry.tool(timeout=30)``), checked at registration."""
+    if timeout is None:
+        return None
+    if type(timeout) not in (int, float) or not 0 < timeout < float("inf"):
+        raise ToolDefinitionError(
+            f"function {describe(fn)}: timeout must be a positive number of seconds (e.g. timeout=30), got {timeout!r}"
+        )
+    return float(timeout)
 
 
 def _check_options(fn: Callable[..., Any], options: ToolOptions) -> None:
@@ -228,9 +249,11 @@ class Tool:
         "listing",
         "mutable_defaults",
         "name",
+        "needs_loop",
         "output_schema",
         "scopes",
         "serialize_output",
+        "timeout",
         "title",
         "validator",
     )
@@ -265,6 +288,14 @@ class Tool:
         self.listing = self._listing()
         # OAuth scopes a caller must hold to see and call this tool over HTTP with authorization (mcptools.auth).
         self.scopes: tuple[str, ...] = ()
+        self.timeout: float | None = None
+        self.needs_loop = self.is_async or self.context_param is not None
+
+    def set_timeout(self, timeout: float | None) -> None:
+        """The time limit in seconds (checked by ``check_timeout``): past it the call ends with an error result.
+        A limited tool always runs on an event loop, even from ``registry.handle``, where it can be timed."""
+        self.timeout = timeout
+        self.needs_loop = self.is_async or self.context_param is not None or timeout is not None
 
     def output_checker(self) -> Validator:
         """The compiled ``outputSchema`` checker, made on the first result that needs it (most tools return

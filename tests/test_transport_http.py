@@ -151,7 +151,7 @@ def test_serve_allows_the_address_it_listens_on_and_refuses_bad_allow_host_entri
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from mcptools._cli import main
-    from mcptools._serve import _allowed_hosts
+    from mcptools._run import allowed_hosts as _allowed_hosts
 
     assert _allowed_hosts(["mcp.example.com"], "192.168.1.5") == [
         "localhost",

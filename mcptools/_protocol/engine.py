@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from .._context import Context
-from .._errors import InputRequired, ProtocolError
+from .._errors import InputRequired, ProtocolError, ToolError
 from .._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -31,20 +32,23 @@ from .._jsonrpc import (
     error_response,
     result_response,
 )
+from .._middleware import Middleware, RequestInfo, ToolCall, client_key, run_call_chain, run_request_chain
 from .._pipeline import (
     Adapt,
     Prepared,
     Repair,
     failure_result,
+    find_tool,
     invoke,
     prepare_call,
     run_coroutine,
     run_inline,
+    text_result,
     with_notes,
 )
 from .._pipeline import finish as finish_call
 from .._repair import repair_arguments
-from ..auth import auth_enforced, visible
+from ..auth import auth_enforced, missing_scopes, visible
 from .request_rules import (
     INVALID_REQUEST_TEXT,
     LEGACY_METHODS,
@@ -73,7 +77,7 @@ if TYPE_CHECKING:
     from .._profiles import Exported
     from .._tool import Tool
 
-__all__ = ["Engine", "ToolSource", "internal_error"]
+__all__ = ["Engine", "Served", "ToolSource", "internal_error"]
 
 logger = logging.getLogger("mcptools")
 
@@ -100,6 +104,24 @@ class ToolSource(Protocol):
     def exports(self) -> Mapping[str, Exported]: ...
     def get(self, name: str) -> Tool | None: ...
     def list_tools(self) -> list[dict[str, Any]]: ...
+    # Lifespan and middleware (mcptools._lifespan, mcptools._middleware):
+    @property
+    def state(self) -> Any: ...
+    @property
+    def call_layers(self) -> tuple[Middleware, ...]: ...
+    @property
+    def request_layers(self) -> tuple[Middleware, ...]: ...
+
+
+class Served(Protocol):
+    """What a transport needs from a registry: its name, its engine, and its lifespan to enter around serving.
+    A protocol, so the transports never import the registry (``registry.run()`` imports them)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def engine(self) -> Engine: ...
+    def running(self) -> AbstractAsyncContextManager[Any]: ...
 
 
 def internal_error(message: object) -> Response:
@@ -187,9 +209,39 @@ class Engine:
             if kind == "notification":
                 self._notification(message, session)
                 return None
+            if self.registry.request_layers:
+                return await self._request_through_middleware(
+                    message, session, send, strict, close_stream, modern_only, meta_checked
+                )
             return await self._request(message, session, send, strict, close_stream, modern_only, meta_checked)
         except Exception:
             return internal_error(message)
+
+    async def _request_through_middleware(
+        self,
+        message: dict[str, Any],
+        session: Session,
+        send: Send,
+        strict: bool,
+        close_stream: Callable[[], Awaitable[None]] | None,
+        modern_only: bool,
+        meta_checked: bool,
+    ) -> Response | None:
+        params = message.get("params")
+        info = RequestInfo(
+            message["method"],
+            params if type(params) is dict else {},
+            message["id"],
+            client_key(session.peer, lambda: session.id),
+        )
+
+        async def terminal(_: RequestInfo) -> Response | None:
+            return await self._request(message, session, send, strict, close_stream, modern_only, meta_checked)
+
+        try:
+            return await run_request_chain(self.registry.request_layers, info, terminal)
+        except ProtocolError as problem:  # a middleware refused the request
+            return error_response(message["id"], problem.code, problem.message, problem.data)
 
     async def handle_batch(
         self,
@@ -351,6 +403,10 @@ class Engine:
             if kind != "request":
                 return None
             assert isinstance(message, dict)
+            registry = self.registry
+            if registry.call_layers or registry.request_layers:
+                # Middleware is async: the request takes the engine's async road on a loop of its own.
+                return run_coroutine(self.handle(message, Session(peer="local"), discard))
             params = message.get("params")
             if (
                 type(params) is dict
@@ -377,7 +433,7 @@ class Engine:
                 if isinstance(prepared, dict):
                     return result_response(request_id, prepared)
                 tool = prepared[0]
-                if tool.is_async or tool.context_param is not None:
+                if tool.needs_loop:
                     meta = params.get("_meta")
                     call = (
                         _Call(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], None)
@@ -415,8 +471,8 @@ class Engine:
     def _run_sync(self, call: _Call, prepared: Prepared) -> dict[str, Any] | None:
         """A prepared call run to its result from synchronous code: sync tools inline, the rest on a loop."""
         tool = prepared[0]
-        if tool.is_async or tool.context_param is not None:
-            return run_coroutine(self._run(call, prepared, Session(), discard, None))
+        if tool.needs_loop:
+            return run_coroutine(self._run(call, prepared, Session(peer="local"), discard, None))
         return run_inline(prepared, expose_errors=self.registry.expose_errors)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
@@ -558,10 +614,57 @@ class Engine:
         send: Send,
         close_stream: Callable[[], Awaitable[None]] | None,
     ) -> dict[str, Any] | None:
+        layers = self.registry.call_layers
+        if layers:
+            return await self._call_through_middleware(layers, call, params, session, send, close_stream)
         prepared = self._prepare(call, params)
         if isinstance(prepared, dict):
             return prepared
         return await self._run(call, prepared, session, send, close_stream)
+
+    async def _call_through_middleware(
+        self,
+        layers: tuple[Middleware, ...],
+        call: _Call,
+        params: dict[str, Any],
+        session: Session,
+        send: Send,
+        close_stream: Callable[[], Awaitable[None]] | None,
+    ) -> dict[str, Any] | None:
+        """The call chain around the pipeline: an unknown tool is refused before it (a request middleware sees
+        that); the chain wraps validation, the run and the result."""
+        registry = self.registry
+        _, tool = find_tool(params, registry.get)
+        if tool.scopes and missing_scopes(tool):
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {tool.name}")  # as prepare_call would
+        arguments = params.get("arguments")
+        record = ToolCall(
+            tool,
+            arguments if type(arguments) is dict else {},
+            call.request_id,
+            client_key(session.peer, lambda: session.id),
+            _state_of=lambda: registry.state,
+        )
+
+        async def terminal(_: ToolCall) -> dict[str, Any]:
+            prepared = self._prepare(call, params)
+            if isinstance(prepared, dict):
+                return prepared
+            result = await self._run(call, prepared, session, send, close_stream)
+            if result is None:
+                raise _ClientCancelled
+            return result
+
+        try:
+            return await run_call_chain(layers, record, terminal)
+        except _ClientCancelled:
+            return None  # cancelled by the client: no response
+        except ProtocolError:
+            raise
+        except ToolError as refusal:  # a middleware speaking to the model (a rate limit, say)
+            return text_result(str(refusal), is_error=True)
+        except Exception as exc:
+            return failure_result(tool.name, exc, expose_errors=registry.expose_errors)
 
     async def _run(
         self,
@@ -587,6 +690,7 @@ class Engine:
                 stateless=not call.legacy,
                 close_stream=close_stream,
                 replay=replay,
+                state=self._state_getter(),
             )
             kwargs = {**kwargs, tool.context_param: context}
         import asyncio  # lazily: asyncio is most of mcptools' import time
@@ -621,6 +725,10 @@ class Engine:
             session.untrack(call.request_id)
         return with_notes(finish_call(tool, value, expose_errors=self.registry.expose_errors), notes)
 
+    def _state_getter(self) -> Callable[[], Any]:
+        registry = self.registry
+        return lambda: registry.state
+
     def _input_required(
         self,
         name: str,
@@ -636,5 +744,10 @@ class Engine:
         return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
 
 
+class _ClientCancelled(BaseException):
+    """The client cancelled a call while middleware wrapped it: unwinds the chain (its ``finally`` blocks run;
+    an ``except Exception`` does not catch it), and no response is sent."""
+
+
 # The session of requests that have none (``registry.handle``); never initialized, so never written to.
-_SESSIONLESS: Final = Session()
+_SESSIONLESS: Final = Session(peer="local")

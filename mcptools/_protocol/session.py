@@ -45,11 +45,15 @@ class Session:
         "closed",
         "initialized",
         "log_level",
+        "peer",
         "protocol_version",
     )
 
-    def __init__(self, session_id: str | None = None) -> None:
+    def __init__(self, session_id: str | None = None, *, peer: str | None = None) -> None:
         self._id = session_id
+        # The transport's name for the client on the other end (``address:<ip>``, ``stdio``, ``memory``): what
+        # per-client middleware (a rate limit) counts against when no verified principal says who it is.
+        self.peer = peer
         self.protocol_version: str | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] = {}

@@ -197,12 +197,16 @@ def _type_hints(fn: Callable[..., Any], localns: Mapping[str, Any] | None) -> tu
 
 def _is_context(hint: object) -> bool:
     """``Context``, ``Context | None``, or (when annotations could not be resolved) a string naming it."""
-    if hint is Context:
+    if hint is Context or get_origin(hint) is Context:  # Context, Context[State]
         return True
     if isinstance(hint, str):
-        return hint.replace(" ", "") in ("Context", "Context|None", "Optional[Context]", "mcptools.Context")
+        text = hint.replace(" ", "")
+        if text.startswith(("Context[", "mcptools.Context[")):
+            return True
+        return text in ("Context", "Context|None", "Optional[Context]", "mcptools.Context")
     if get_origin(hint) in (typing.Union, types.UnionType):
-        return set(get_args(hint)) == {Context, type(None)}
+        members = [Context if get_origin(arg) is Context else arg for arg in get_args(hint)]
+        return len(members) == 2 and set(members) == {Context, type(None)}
     return False
 
 

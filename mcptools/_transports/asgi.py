@@ -79,7 +79,7 @@ from .http_rules import (
 from .streams import EventStream, parse_event_id, sse_event
 
 if TYPE_CHECKING:
-    from .._registry import ToolRegistry
+    from .._protocol.engine import Served
 
 __all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
 
@@ -95,6 +95,7 @@ class StreamableHTTPApp:
 
     __slots__ = (
         "_header_params",
+        "_registry",
         "_sessions",
         "auth",
         "engine",
@@ -109,7 +110,7 @@ class StreamableHTTPApp:
 
     def __init__(
         self,
-        registry: ToolRegistry,
+        registry: Served,
         *,
         path: str = "/mcp",
         allowed_hosts: Iterable[str] | None = None,
@@ -133,7 +134,8 @@ class StreamableHTTPApp:
         self.max_sessions = max_sessions
         self.session_idle_seconds = session_idle_seconds
         self._sessions = SessionTable()
-        self.auth = HTTPAuth(auth, registry, path) if auth is not None else None
+        self.auth = HTTPAuth(auth, self.engine.registry, path) if auth is not None else None
+        self._registry = registry
         self._header_params: dict[str, tuple[object, dict[str, str]]] = {}
 
     # -- ASGI entry ------------------------------------------------------------------------------------
@@ -170,14 +172,24 @@ class StreamableHTTPApp:
             await send_json(send, reject.status, reject.body, extra + reject.headers)
 
     async def _lifespan(self, receive: Receive, send: ASGISend) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
+        """ASGI lifespan events run the registry's lifespan: entered at startup (in each worker process), closed
+        at shutdown; a lifespan that fails to start fails the startup, so the server does not serve. Mounted
+        where lifespan events do not arrive, enter ``registry.running()`` in the host app's own lifespan."""
+        message = await receive()
+        if message["type"] != "lifespan.startup":
+            return
+        try:
+            async with self._registry.running():
                 await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
+                while message["type"] != "lifespan.shutdown":
+                    message = await receive()
                 self.close_sessions()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        except Exception as exc:
+            logger.exception("mcptools: the lifespan of %r failed", self._registry.name)
+            failed = "lifespan.shutdown.failed" if message["type"] == "lifespan.shutdown" else "lifespan.startup.failed"
+            await send({"type": failed, "message": f"{type(exc).__name__}: {exc}"})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
 
     def close_sessions(self) -> None:
         """End every open session (their streams close). Called on lifespan shutdown; an app mounted where
@@ -266,6 +278,7 @@ class StreamableHTTPApp:
                 raise self._no_legacy(message, params)
             self._check_legacy_version(headers, message)
             entry = self._new_session(message["id"])
+            entry.session.peer = _peer(scope)
             response = await self.engine.handle(message, entry.session, discard)
             extra = [(b"mcp-session-id", entry.session.id.encode("ascii"))]
             await send_json(send, 200, response, extra)
@@ -275,7 +288,7 @@ class StreamableHTTPApp:
             await send_empty(send, 202)
             return
         self._check_stateless_headers(headers, message, params)
-        await self._answer_stateless(message, sse_ok, json_ok, send, receive)
+        await self._answer_stateless(message, sse_ok, json_ok, send, receive, _peer(scope))
 
     async def _post_batch(self, headers: Headers, messages: list[Any], sse_ok: bool, send: ASGISend) -> None:
         entry = self._session_for(headers)
@@ -405,12 +418,18 @@ class StreamableHTTPApp:
         return tool is not None and (tool.is_async or tool.context_param is not None)
 
     async def _answer_stateless(
-        self, message: dict[str, Any], sse_ok: bool, json_ok: bool, send: ASGISend, receive: Receive
+        self,
+        message: dict[str, Any],
+        sse_ok: bool,
+        json_ok: bool,
+        send: ASGISend,
+        receive: Receive,
+        peer: str | None = None,
     ) -> None:
         if not self._can_stream(message):
             # _check_stateless_headers held _meta to check_request_meta already: the engine need not again.
             response = await self.engine.handle(
-                message, Session(), discard, strict=True, modern_only=self.stateless_only, meta_checked=True
+                message, Session(peer=peer), discard, strict=True, modern_only=self.stateless_only, meta_checked=True
             )
             await send_json(send, http_status_for(response), response)
             return
@@ -425,7 +444,12 @@ class StreamableHTTPApp:
             try:
                 final.append(
                     await self.engine.handle(
-                        message, Session(), emit, strict=True, modern_only=self.stateless_only, meta_checked=True
+                        message,
+                        Session(peer=peer),
+                        emit,
+                        strict=True,
+                        modern_only=self.stateless_only,
+                        meta_checked=True,
                     )
                 )
             finally:
@@ -605,8 +629,13 @@ def _supports_priming(version: str | None) -> bool:
     return version is not None and version >= "2025-11-25"
 
 
+def _peer(scope: Scope) -> str | None:
+    """The client's address as the ASGI server saw it: what per-client middleware counts against when no token
+    names the caller (behind a proxy every client shares the proxy's address; use a key of your own there)."""
+    client = scope.get("client")
+    return f"address:{client[0]}" if client else None
 
 
-def create_app(registry: ToolRegistry, **options: Any) -> StreamableHTTPApp:
+def create_app(registry: Served, **options: Any) -> StreamableHTTPApp:
     """The Streamable HTTP ASGI app for ``registry``; ``options`` as for ``StreamableHTTPApp``."""
     return StreamableHTTPApp(registry, **options)

@@ -13,7 +13,7 @@ from ..auth import WELL_KNOWN, AuthSettings, bind_principal, challenge, missing_
 from .asgi_io import ASGISend, Headers, Reject, Scope, local_path, send_json
 
 if TYPE_CHECKING:
-    from .._registry import ToolRegistry
+    from .._protocol.engine import ToolSource
 
 __all__ = ["HTTPAuth"]
 
@@ -24,7 +24,7 @@ class HTTPAuth:
 
     __slots__ = ("path", "registry", "settings")
 
-    def __init__(self, settings: AuthSettings, registry: ToolRegistry, path: str) -> None:
+    def __init__(self, settings: AuthSettings, registry: ToolSource, path: str) -> None:
         self.settings = settings
         self.registry = registry
         self.path = path

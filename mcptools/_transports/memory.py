@@ -25,7 +25,7 @@ from .._protocol.revisions import (
 from .._protocol.session import Session
 
 if TYPE_CHECKING:
-    from .._registry import ToolRegistry
+    from .._protocol.engine import Served
 
 __all__ = ["MemoryClient"]
 
@@ -40,7 +40,7 @@ class MemoryClient:
 
     def __init__(
         self,
-        registry: ToolRegistry,
+        registry: Served,
         *,
         capabilities: Mapping[str, Any] | None = None,
         on_request: OnRequest | None = None,
@@ -49,7 +49,7 @@ class MemoryClient:
         self.engine = engine if engine is not None else registry.engine
         self.capabilities = dict(capabilities) if capabilities is not None else {}
         self.on_request = on_request
-        self.session = Session()
+        self.session = Session(peer="memory")
         self.notifications: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._replies: set[asyncio.Task[Any]] = set()
@@ -143,4 +143,4 @@ class MemoryClient:
         body = dict(params) if params is not None else {}
         body["_meta"] = full_meta
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": body}
-        return await self.engine.handle(message, Session(), self._send, strict=True)
+        return await self.engine.handle(message, Session(peer="memory"), self._send, strict=True)

@@ -20,7 +20,10 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from .._jsonrpc import PARSE_ERROR, error_response
@@ -29,7 +32,7 @@ from .._protocol.session import Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
 
 if TYPE_CHECKING:
-    from .._registry import ToolRegistry
+    from .._protocol.engine import Served
 
 __all__ = ["claim_stdout", "serve_stdio", "serve_stdio_async"]
 
@@ -53,18 +56,19 @@ def _read_line(stream: BinaryIO) -> bytes | None:
 
 
 async def serve_stdio_async(
-    registry: ToolRegistry,
+    registry: Served,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
     *,
     engine: Engine | None = None,
 ) -> None:
-    """Serve ``registry`` on the given binary streams (the process's own by default) until end of input."""
+    """Serve ``registry`` on the given binary streams (the process's own by default) until end of input, its
+    lifespan entered around it (a lifespan that fails to start raises here, before anything is read)."""
     engine = engine if engine is not None else registry.engine
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
     loop = asyncio.get_running_loop()
-    session = Session()
+    session = Session(peer="stdio")
     write_lock = asyncio.Lock()
     running: set[asyncio.Task[None]] = set()
 
@@ -86,30 +90,110 @@ async def serve_stdio_async(
         if responses is not None:
             await write(responses)
 
-    while True:
-        line = await loop.run_in_executor(None, _read_line, reader)
-        if line is None:
-            break
-        if not line.strip():
-            continue
+    async with registry.running():
+        lines = _start_reader(reader, loop)
         try:
-            if line == b"\x00too-long":
-                raise ParseFailure(f"Parse error: the line is longer than {_MAX_LINE} bytes")
-            message = decode_message(line)
-        except ParseFailure as failure:
-            await write(error_response(None, PARSE_ERROR, str(failure)))
-            continue
-        if isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
-            # A client's answer to one of our requests: deliver it now, a waiting tool depends on it.
-            await engine.handle(message, session, write)
-            continue
-        task = asyncio.ensure_future(serve_batch(message) if type(message) is list else serve_one(message))
-        running.add(task)
-        task.add_done_callback(running.discard)
-    # No more input means no answers to our questions: those fail, and calls that need none finish normally.
-    session.close(cancel_running=False)
-    if running:
-        await asyncio.gather(*running, return_exceptions=True)
+            while True:
+                line = await lines.get()
+                if line is None:
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    if line == b"\x00too-long":
+                        raise ParseFailure(f"Parse error: the line is longer than {_MAX_LINE} bytes")
+                    message = decode_message(line)
+                except ParseFailure as failure:
+                    await write(error_response(None, PARSE_ERROR, str(failure)))
+                    continue
+                if (
+                    isinstance(message, dict)
+                    and "method" not in message
+                    and ("result" in message or "error" in message)
+                ):
+                    # A client's answer to one of our requests: deliver it now, a waiting tool depends on it.
+                    await engine.handle(message, session, write)
+                    continue
+                task = asyncio.ensure_future(serve_batch(message) if type(message) is list else serve_one(message))
+                running.add(task)
+                task.add_done_callback(running.discard)
+        except asyncio.CancelledError:
+            # Stopped from outside (SIGTERM, Ctrl-C): running calls are cancelled, then the lifespan closes.
+            session.close()
+            for task in running:
+                task.cancel()
+            raise
+        # No more input means no answers to our questions: those fail, and calls that need none finish normally.
+        session.close(cancel_running=False)
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+
+
+def _start_reader(reader: BinaryIO, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[bytes | None]:
+    """Lines of ``reader`` as they arrive (``None`` at its end), read by a daemon thread: a read blocked on a
+    silent client must not keep the process alive once the server has been told to stop (SIGTERM).
+
+    The process's own stdin is read from its file descriptor with ``os.read``: a daemon thread blocked inside
+    the buffered ``sys.stdin`` holds that object's lock, and the interpreter aborts at exit trying to take it.
+    """
+    lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+    source = _fd_lines(0) if reader is getattr(sys.stdin, "buffer", None) else _stream_lines(reader)
+
+    def pump() -> None:
+        for line in source:
+            try:
+                loop.call_soon_threadsafe(lines.put_nowait, line)
+            except RuntimeError:
+                return  # the loop is gone: the server has stopped
+            if line is None:
+                return
+
+    threading.Thread(target=pump, name="mcptools-stdin", daemon=True).start()
+    return lines
+
+
+def _stream_lines(reader: BinaryIO) -> Iterator[bytes | None]:
+    while True:
+        try:
+            line = _read_line(reader)
+        except (OSError, ValueError):
+            line = None  # a closed or broken stream is the end of input
+        yield line
+        if line is None:
+            return
+
+
+def _fd_lines(fd: int) -> Iterator[bytes | None]:
+    """``_read_line``'s lines (the same too-long marker), read from a file descriptor in large chunks."""
+    pending = bytearray()
+    discarding = False  # inside a line already reported too long: drop up to its newline
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            if pending and not discarding:
+                yield bytes(pending)
+            yield None
+            return
+        pending += chunk
+        while True:
+            cut = pending.find(b"\n")
+            if cut < 0:
+                break
+            line = bytes(pending[: cut + 1])
+            del pending[: cut + 1]
+            if discarding:
+                discarding = False
+                yield b"\x00too-long"
+            elif len(line) > _MAX_LINE + 1:
+                yield b"\x00too-long"
+            else:
+                yield line
+        if len(pending) > _MAX_LINE:
+            pending.clear()
+            discarding = True
 
 
 def _write_all(stream: BinaryIO, data: bytes) -> None:
@@ -138,7 +222,7 @@ def claim_stdout() -> BinaryIO:
     return protocol
 
 
-def serve_stdio(registry: ToolRegistry, stdout: BinaryIO | None = None) -> int:
+def serve_stdio(registry: Served, stdout: BinaryIO | None = None) -> int:
     """Serve ``registry`` on this process's stdin and stdout; returns the exit status.
 
     ``stdout`` is the stream from ``claim_stdout`` when the caller claimed it before loading the registry;
@@ -147,9 +231,30 @@ def serve_stdio(registry: ToolRegistry, stdout: BinaryIO | None = None) -> int:
     protocol = stdout if stdout is not None else claim_stdout()
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            asyncio.run(serve_stdio_async(registry, sys.stdin.buffer, protocol))
+            asyncio.run(_serve_until_stopped(registry, protocol))
         except KeyboardInterrupt:
             return 130
         except BrokenPipeError:
             return 0
+        except Exception:
+            # The lifespan failed to start or to close: said once, with its traceback, on stderr.
+            logger.exception("mcptools: serving %r over stdio failed", registry.name)
+            return 1
     return 0
+
+
+async def _serve_until_stopped(registry: Served, protocol: BinaryIO) -> None:
+    """``serve_stdio_async``, ended cleanly by SIGTERM: the serving task is cancelled, so running calls stop and
+    the lifespan closes before the process exits (Python's default for SIGTERM is to die on the spot)."""
+    serving = asyncio.ensure_future(serve_stdio_async(registry, sys.stdin.buffer, protocol))
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows, or not the main thread
+        loop.add_signal_handler(signal.SIGTERM, serving.cancel)
+    try:
+        await serving
+    except asyncio.CancelledError:
+        if not serving.cancelled():
+            raise
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGTERM)
