@@ -98,6 +98,7 @@ async def call(
         "type": "http",
         "method": method,
         "path": path,
+        "client": ("127.0.0.1", 50000),
         "headers": [(k.encode(), v.encode()) for k, v in base.items() if v is not None],
     }
     sent = False

@@ -49,7 +49,7 @@ assert_type(timing.stats["x"], ToolTiming)
 @registry.tool(timeout=30)
 async def local_time(ctx: Context[AppState]) -> str:
     assert_type(ctx.state, AppState)
-    ctx.state.zone  # type: ignore[attr-defined]
+    ctx.state.zone  # type: ignore[attr-defined]  # noqa: B018
     return ctx.state.timezone
 
 
