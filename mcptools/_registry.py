@@ -57,19 +57,19 @@ class ToolRegistry:
 
     __slots__ = (
         "__weakref__",
-        "_call_layers",
         "_engine",
         "_entries",
         "_exports",
         "_lifespan",
-        "_middleware",
-        "_request_layers",
         "_tools",
+        "call_layers",
         "expose_errors",
         "instructions",
+        "middleware",
         "name",
         "profile",
         "repair",
+        "request_layers",
         "suggest_names",
         "version",
     )
@@ -91,8 +91,10 @@ class ToolRegistry:
             raise ToolDefinitionError("ToolRegistry needs a server name, e.g. ToolRegistry('weather-server')")
         check_lifespan(name, lifespan)
         self._lifespan = LifespanRunner(self, lifespan)
-        self._middleware = check_middleware(name, middleware)
-        self._call_layers, self._request_layers = layers(self._middleware)
+        # Plain attributes, not properties: the engine reads them on every call, and with no middleware that read
+        # is all middleware costs (registry.use() keeps the three in step).
+        self.middleware: tuple[Middleware, ...] = check_middleware(name, middleware)
+        self.call_layers, self.request_layers = layers(self.middleware)
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -286,22 +288,10 @@ class ToolRegistry:
         """What the lifespan yielded (``None`` without one); ``LifespanError`` when it is not running."""
         return self._lifespan.state(self.name)
 
-    @property
-    def middleware(self) -> tuple[Middleware, ...]:
-        return self._middleware
-
     def use(self, *middleware: Middleware) -> None:
         """Add middleware after those given to the constructor (innermost last)."""
-        self._middleware = check_middleware(self.name, [*self._middleware, *middleware])
-        self._call_layers, self._request_layers = layers(self._middleware)
-
-    @property
-    def call_layers(self) -> tuple[Middleware, ...]:
-        return self._call_layers
-
-    @property
-    def request_layers(self) -> tuple[Middleware, ...]:
-        return self._request_layers
+        self.middleware = check_middleware(self.name, [*self.middleware, *middleware])
+        self.call_layers, self.request_layers = layers(self.middleware)
 
     def run(
         self,

@@ -108,6 +108,8 @@ class ToolSource(Protocol):
     @property
     def state(self) -> Any: ...
     @property
+    def middleware(self) -> tuple[Middleware, ...]: ...
+    @property
     def call_layers(self) -> tuple[Middleware, ...]: ...
     @property
     def request_layers(self) -> tuple[Middleware, ...]: ...
@@ -403,8 +405,7 @@ class Engine:
             if kind != "request":
                 return None
             assert isinstance(message, dict)
-            registry = self.registry
-            if registry.call_layers or registry.request_layers:
+            if self.registry.middleware:
                 # Middleware is async: the request takes the engine's async road on a loop of its own.
                 return run_coroutine(self.handle(message, Session(peer="local"), discard))
             params = message.get("params")
