@@ -9,6 +9,7 @@ import pytest
 from derive_support import Color, Level, Pair, Point
 from typing_extensions import NotRequired
 
+from mcptools import ImageContent
 from mcptools._convert import build_converter, build_serializer
 from mcptools._schema import Param, derive_tool
 from mcptools._schema.hints import HintReader
@@ -289,7 +290,7 @@ def test_output_schema_and_serializer(annotation: Any, value: Any, schema: Any, 
     assert derived.output_wrapped is (schema.get("required") == ["result"])
 
 
-@pytest.mark.parametrize("annotation", [str, None, Any, bytes], ids=repr)
+@pytest.mark.parametrize("annotation", [str, None, Any, ImageContent, list[ImageContent]], ids=repr)
 def test_plain_content_returns_have_no_output_schema(annotation: Any) -> None:
     def tool() -> None:
         pass

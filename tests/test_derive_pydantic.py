@@ -263,7 +263,7 @@ def test_a_model_or_a_standard_type_returned_is_structured_json() -> None:
         return moment
 
     result = call(registry, "weather", {})
-    assert result["structuredContent"] == {"temperature": 22.5, "observedAt": "2026-12-02T10:00:00Z"}
+    assert result["structuredContent"] == {"temperature": 22.5, "observedAt": "2026-12-02T10:00:00+00:00"}
     assert registry.get("weather").output_schema["properties"]["observedAt"] == {  # type: ignore[union-attr,index]
         "type": "string",
         "format": "date-time",

@@ -3,7 +3,9 @@
 A tool returns content blocks, a list of them, or a plain value. Blocks go out as they are. A plain value of a
 type with an output schema becomes ``structuredContent``, checked against ``outputSchema`` (a tool that breaks
 its own promise gets an error result, not a silent pass) and mirrored as JSON text for clients that read only
-``content``. Anything else is its ``str()``, as the contract has it.
+``content``. A value with no declared type that is JSON-shaped is JSON text (and ``structuredContent`` when it
+is an object); only a value with no JSON form is its ``str()``. Python values become JSON in one place,
+``mcptools/_schema/jsonify.py``. (The contract's bare ``call_tool`` does not come here: it sends ``str()``.)
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Final
 
 from .._content import is_content
+from .._schema.jsonify import NotJSON, jsonify
 from .._validation.depth import nests_deeper_than
 
 if TYPE_CHECKING:
@@ -51,7 +54,8 @@ def downgrade_for_oldest(result: dict[str, Any]) -> None:
 
 def build_result(tool: Tool, value: Any) -> dict[str, Any]:
     """A ``CallToolResult`` for what the tool returned: content blocks as they are, a value with a declared
-    output type as ``structuredContent`` (checked against ``outputSchema``) plus its JSON text, else ``str()``."""
+    output type as ``structuredContent`` (checked against ``outputSchema``) plus its JSON text, any other
+    JSON-shaped value as JSON text (an object also as ``structuredContent``), else ``str()``."""
     if type(value) is str and tool.output_schema is None:
         return text_result(value, is_error=False)  # the commonest return, answered before any other test
     if is_content(value):
@@ -60,11 +64,41 @@ def build_result(tool: Tool, value: Any) -> dict[str, Any]:
         return {"resultType": "complete", "content": [item.to_json() for item in value], "isError": False}
     if tool.output_schema is not None:
         return _structured(tool, value)
-    return text_result(str(value), is_error=False)
+    return _unannotated(tool, value)
+
+
+def _unannotated(tool: Tool, value: Any) -> dict[str, Any]:
+    """A value returned without a declared output type (no annotation, or ``Any``).
+
+    JSON-shaped data (after ``jsonify``: models, dataclasses, datetimes...) is sent as JSON text, never Python's
+    repr. An object is also ``structuredContent``: MCP (2025-06-18 on) asks only that it be an object, and
+    conform to ``outputSchema`` when there is one; there is none here. Other values (an array, a number) have
+    no object to be, so they are text only; a value with no JSON form at all is its ``str()``.
+    """
+    try:
+        data = jsonify(value)
+    except (NotJSON, RecursionError):
+        return text_result(str(value), is_error=False)
+    if type(data) is str:
+        return text_result(data, is_error=False)
+    text = _json_text(tool, data)
+    if not isinstance(text, str):
+        return text
+    result: dict[str, Any] = {"resultType": "complete", "content": [{"type": "text", "text": text}]}
+    if type(data) is dict:
+        result["structuredContent"] = data
+    result["isError"] = False
+    return result
 
 
 def _structured(tool: Tool, value: Any) -> dict[str, Any]:
-    structured = tool.serialize_output(value) if tool.serialize_output is not None else value
+    try:
+        structured = tool.serialize_output(value) if tool.serialize_output is not None else value
+    except NotJSON as exc:
+        logger.error("tool %r returned output with no JSON form: %s", tool.name, exc)
+        return text_result(f"Tool '{tool.name}' returned output that cannot be sent as JSON: {exc}", is_error=True)
+    except RecursionError:
+        return text_result(f"Tool '{tool.name}' returned output nested too deeply to send as JSON", is_error=True)
     checker = tool.output_checker()
     if not checker.is_valid(structured):
         errors = checker.errors(structured)
@@ -78,28 +112,31 @@ def _structured(tool: Tool, value: Any) -> dict[str, Any]:
     wrapped = type(structured) is dict and len(structured) == 1 and "result" in structured
     if wrapped and not (isinstance(value, dict) and "result" in value):
         shown = structured["result"]
-    if type(shown) is str:
-        text = shown
-    else:
-        # Our own fixed limit, checked without recursion: the interpreter's limit (and whether json's C
-        # encoder honours it) differs between Python versions, and a result must not depend on which one runs.
-        if isinstance(shown, (dict, list, tuple)) and nests_deeper_than(shown, MAX_OUTPUT_DEPTH):
-            return text_result(f"Tool '{tool.name}' returned output nested too deeply to send as JSON", is_error=True)
-        try:
-            # The mirror covers all of structuredContent, so this one encoding also vets it for the wire.
-            text = json.dumps(shown, ensure_ascii=False, allow_nan=False)
-        except RecursionError:
-            return text_result(f"Tool '{tool.name}' returned output nested too deeply to send as JSON", is_error=True)
-        except ValueError:
-            logger.error("tool %r returned a non-finite number (NaN or Infinity)", tool.name)
-            return text_result(
-                f"Tool '{tool.name}' returned a non-finite number (NaN or Infinity) in its output, which "
-                "JSON cannot carry",
-                is_error=True,
-            )
+    text = shown if type(shown) is str else _json_text(tool, shown)
+    if not isinstance(text, str):
+        return text
     return {
         "resultType": "complete",
         "content": [{"type": "text", "text": text}],
         "structuredContent": structured,
         "isError": False,
     }
+
+
+def _json_text(tool: Tool, data: Any) -> str | dict[str, Any]:
+    """The JSON text of ``data``, or the error result saying why it cannot be sent."""
+    # Our own fixed limit, checked without recursion: the interpreter's limit (and whether json's C
+    # encoder honours it) differs between Python versions, and a result must not depend on which one runs.
+    if isinstance(data, (dict, list, tuple)) and nests_deeper_than(data, MAX_OUTPUT_DEPTH):
+        return text_result(f"Tool '{tool.name}' returned output nested too deeply to send as JSON", is_error=True)
+    try:
+        # The mirror covers all of structuredContent, so this one encoding also vets it for the wire.
+        return json.dumps(data, ensure_ascii=False, allow_nan=False)
+    except RecursionError:
+        return text_result(f"Tool '{tool.name}' returned output nested too deeply to send as JSON", is_error=True)
+    except ValueError:
+        logger.error("tool %r returned a non-finite number (NaN or Infinity)", tool.name)
+        return text_result(
+            f"Tool '{tool.name}' returned a non-finite number (NaN or Infinity) in its output, which JSON cannot carry",
+            is_error=True,
+        )

@@ -19,14 +19,16 @@ from typing import Any, Final, final, get_args, get_origin
 import typing_extensions
 
 from .._context import Context
-from .._convert import build_arguments_converter, build_serializer
+from .._convert import build_arguments_converter
 from .._errors import ToolDefinitionError
 from .._json import JSONObject
 from .defaults import surely_accepts
 from .docstrings import parse_docstring
 from .emit import SchemaEmitter
 from .hints import HintError, HintReader, resolve_hints
+from .jsonify import jsonify
 from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, json_problem, to_json, unwrap
+from .outputs import output_reader
 from .pydantic_support import field_default, is_field_info
 
 __all__ = ["DerivedTool", "derive_tool"]
@@ -336,31 +338,24 @@ def _output(
     if hint is _NO_HINT or any(hint is plain for plain in _PLAIN_TEXT_RETURNS):
         return None, None, False
     try:
-        node = HintReader(localns).read(hint)
+        node = output_reader(localns).read(hint)
     except HintError as exc:
         if exc.foreign:
             return None, None, False  # content blocks and other non-JSON returns: not structured output
         raise _definition_error(f"{label}: the return annotation", exc) from None
     emitter = SchemaEmitter([node])
-    serialize = build_serializer(node)
+    # Always the one serializer: a value typed dict[str, Any] may still hold a datetime or a set.
     if isinstance(unwrap(node), (ObjectNode, DictNode)):
         schema = emitter.emit(node)
         if "$ref" in schema:  # a recursive class: MCP wants "type": "object" at the root, so inline it there
             schema = {**emitter.defs[schema.pop("$ref").rsplit("/", 1)[1]], **schema}
-        return emitter.finish(schema), serialize or _as_is, False
+        return emitter.finish(schema), jsonify, False
     wrapped = {"type": "object", "properties": {"result": emitter.emit(node)}, "required": ["result"]}
-    if serialize is None:
-        return emitter.finish(wrapped), _wrap, True
-    inner = serialize
-    return emitter.finish(wrapped), lambda value: {"result": inner(value)}, True
-
-
-def _as_is(value: Any) -> Any:
-    return value
+    return emitter.finish(wrapped), _wrap, True
 
 
 def _wrap(value: Any) -> dict[str, Any]:
-    return {"result": value}
+    return {"result": jsonify(value)}
 
 
 def _check_explicit_schema(

@@ -12,7 +12,7 @@ import collections.abc
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, Final, final, get_args, get_origin
 
@@ -158,12 +158,37 @@ def strip_qualifiers(hint: object) -> tuple[object, bool | None]:
 class HintReader:
     """Reads the hints of one tool into nodes; object nodes are shared per class (recursion stays finite)."""
 
-    __slots__ = ("_aliases", "_localns", "_objects")
+    __slots__ = ("_aliases", "_fallback", "_localns", "_objects")
 
-    def __init__(self, localns: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        localns: Mapping[str, Any] | None = None,
+        *,
+        fallback: Callable[[HintReader, type], Node | None] | None = None,
+    ) -> None:
         self._objects: dict[object, ObjectNode] = {}
         self._aliases: set[int] = set()
         self._localns = localns
+        # Asked about a class no rule here maps, before it is refused: how a return annotation reads the
+        # types a tool may return but never take (``_schema/outputs.py``).
+        self._fallback = fallback
+
+    def shared(self, hint: object, make: Callable[[], ObjectNode]) -> tuple[ObjectNode, bool]:
+        """The one object node for ``hint`` in this reader (made by ``make`` the first time), and whether it
+        is new (its fields are then the caller's to fill: a class may contain itself)."""
+        node = self._objects.get(hint)
+        if node is not None:
+            return node, False
+        node = self._objects[hint] = make()
+        return node, True
+
+    def read_inside(self, hint: object, where: str) -> Node:
+        """``read``, with ``where`` added to the location of any error."""
+        return self._inside(hint, where)
+
+    def resolve(self, cls: type) -> dict[str, Any]:
+        """The resolved annotations of ``cls``, with this reader's local names."""
+        return resolve_hints(cls, self._localns)
 
     def read(self, hint: object) -> Node:
         if hint is Any or hint is object:
@@ -240,6 +265,10 @@ class HintReader:
             )
         if isinstance(hint, typing.TypeVar):
             return self._typevar(hint)
+        if self._fallback is not None and isinstance(hint, type):
+            node = self._fallback(self, hint)
+            if node is not None:
+                return node
         raise self._unmappable(hint)
 
     def _unmappable(self, hint: object) -> HintError:

@@ -10,11 +10,8 @@ members be told apart by the JSON value alone.
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import math
 from collections.abc import Sequence
-from enum import Enum
 from typing import Any, Final, Literal, final
 
 from .._json import JSONObject
@@ -104,48 +101,14 @@ def json_problem(value: object) -> str | None:
 
 
 def to_json(value: object) -> object:
-    """A Python value of a mappable type -> JSON (Enum -> value, dataclass -> object, tuple -> array).
+    """A Python value of a mappable type -> JSON, spelt by ``jsonify.py`` (the one serializer); a value
+    with no JSON form is returned unchanged, for ``json_problem`` to name (a default that is not published)."""
+    from .jsonify import NotJSON, jsonify  # here: jsonify reads this module's constants
 
-    A dataclass field holding None whose default is None is left out: it has no value, and publishing
-    ``null`` would tell the client something the tool never said. Values of unknown types pass through
-    unchanged; whoever encodes the result reports them.
-    """
-    cls = type(value)
-    if cls in _KIND_OF_PYTHON_TYPE and cls is not list and cls is not dict:
+    try:
+        return jsonify(value)
+    except (NotJSON, RecursionError):
         return value
-    if isinstance(value, Enum):
-        return to_json(value.value)
-    if isinstance(value, dict):
-        return {to_json(key): to_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        if isinstance(value, tuple) and hasattr(value, "_fields"):
-            return {name: to_json(item) for name, item in zip(value._fields, value, strict=True)}
-        return [to_json(item) for item in value]
-    if isinstance(value, (set, frozenset)):
-        items = [to_json(item) for item in value]
-        with contextlib.suppress(TypeError):  # mixed types have no order; any order is a correct array for a set
-            items.sort()
-        return items
-    if cls is bytes or cls.__module__ in STD_MODULES:
-        from .stdtypes import dump_std
-
-        return dump_std(value)
-    if hasattr(cls, "__pydantic_fields__"):
-        from .pydantic_support import dump_model, is_model_class
-
-        if is_model_class(cls):
-            return dump_model(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, object] = {}
-        for field in dataclasses.fields(value):
-            if not field.init:  # not in the schema (derived from __init__), so not in the value either
-                continue
-            item = getattr(value, field.name)
-            if item is None and field.default is None:
-                continue
-            out[field.name] = to_json(item)
-        return out
-    return value
 
 
 class Node:
@@ -278,7 +241,8 @@ class Field:
         self.description = description
 
 
-ObjectKind = Literal["typeddict", "dataclass", "namedtuple", "pydantic"]
+# "pydantic" is a pydantic model; "class" a plain class with annotated attributes (only as a result).
+ObjectKind = Literal["typeddict", "dataclass", "namedtuple", "pydantic", "class"]
 
 
 @final

@@ -21,7 +21,6 @@ __all__ = [
     "ModelRejected",
     "build_model",
     "constraint_keywords",
-    "dump_model",
     "field_default",
     "field_info_keywords",
     "is_field_info",
@@ -47,11 +46,6 @@ def is_field_info(value: object) -> bool:
     """Whether ``value`` is a ``pydantic.Field(...)`` (a ``FieldInfo``)."""
     fields = sys.modules.get("pydantic.fields")
     return fields is not None and isinstance(value, fields.FieldInfo)
-
-
-def dump_model(value: Any) -> Any:
-    """A model instance -> JSON (by alias, as its schema names the fields); for results."""
-    return value.model_dump(mode="json", by_alias=True)
 
 
 # annotated-types class name -> (attribute, Param field); MinLen/MaxLen depend on the type (see below).
