@@ -16,6 +16,7 @@ from mcptools._content import ResourceLink
 from mcptools._content import TextContent
 from mcptools._context import Context
 from mcptools._context import ElicitResult
+from mcptools._elicit import ElicitationError, Elicited
 from mcptools._context import InputRequest
 from mcptools._errors import ClientRequestError
 from mcptools._errors import LifespanError
@@ -43,6 +44,8 @@ __all__ = [
     "ClientRequestError",
     "Context",
     "ElicitResult",
+    "ElicitationError",
+    "Elicited",
     "EmbeddedResource",
     "ImageContent",
     "InputRequest",

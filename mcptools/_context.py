@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final, Generic, Literal, final
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, final, overload
 
 from typing_extensions import NotRequired, TypedDict, TypeVar
 
@@ -26,11 +26,15 @@ from ._protocol.revisions import LOG_LEVELS, MISSING_CLIENT_CAPABILITY, level_al
 from ._protocol.session import Send, Session, discard
 from .auth import Principal, current_principal
 
+if TYPE_CHECKING:
+    from ._elicit import Elicited
+
 __all__ = ["Context", "ElicitResult", "InputRequest", "LogLevel"]
 
 # What the registry's lifespan yields, as a tool sees it: ``ctx: Context[AppState]`` makes ``ctx.state`` an
 # ``AppState``. The default keeps a bare ``ctx: Context`` valid under mypy --strict (its state is ``Any``).
 StateT = TypeVar("StateT", default=Any)
+T = TypeVar("T")
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
@@ -286,13 +290,36 @@ class Context(Generic[StateT]):
         self._counters[kind] = count
         return f"{kind}_{count}"
 
+    @overload
     async def elicit(
         self, message: str, requested_schema: Mapping[str, Any], *, key: str | None = None
-    ) -> ElicitResult:
-        """Ask the user to fill in a form; see ``ElicitResult``."""
+    ) -> ElicitResult: ...
+    @overload
+    async def elicit(self, message: str, requested_schema: type[T], *, key: str | None = None) -> Elicited[T]: ...
+    async def elicit(
+        self, message: str, requested_schema: Mapping[str, Any] | type[Any], *, key: str | None = None
+    ) -> ElicitResult | Elicited[Any]:
+        """Ask the user to fill in a form: a dict schema, or a TypedDict / dataclass / pydantic model type.
+
+        With a dict schema the answer is an ``ElicitResult``; with a type, an ``Elicited[T]`` whose ``content``
+        is a ``T`` when the user accepted. Either way an accepted answer is checked against the form first, and
+        one that does not fit raises ``ElicitationError`` (a ``ToolError``: catch it to ask again).
+        """
+        from ._elicit import Elicited, form_for  # not at the top: _elicit reads types with _schema, which imports us
+
+        form = form_for(requested_schema)
         name = self._key("elicit", key)
-        answers = await self.ask({name: self.elicitation(message, requested_schema)})
-        return answers[name]  # type: ignore[return-value]
+        answers = await self.ask({name: self.elicitation(message, form.schema)})
+        answer = answers[name]
+        action = answer.get("action")
+        if action != "accept":
+            if isinstance(requested_schema, type):
+                return Elicited("decline" if action == "decline" else "cancel", None)
+            return answer  # type: ignore[return-value]
+        content = form.read(message, answer.get("content", {}))
+        if isinstance(requested_schema, type):
+            return Elicited("accept", content)
+        return {"action": "accept", "content": content}
 
     async def sample(
         self,

@@ -1,0 +1,226 @@
+"""Elicitation forms: what ``ctx.elicit(message, T)`` shows the user, and how the answer becomes a ``T``.
+
+MCP lets a server ask the user to fill in a flat form: an object whose properties are strings (optionally an
+enum, or a ``format`` of email, uri, date or date-time), numbers, integers or booleans. A tool may describe the
+form as a dict schema or as a type: a TypedDict, a dataclass or a pydantic model whose fields are of those
+kinds (``X | None`` with a default is an optional field). Anything richer cannot be shown as a form, so it is
+refused with a ``ToolDefinitionError`` naming the field and the fix, the first time the tool asks.
+
+The answer is a client's word, so it is checked by the compiled validator against the form (closed: a name the
+form does not have is an error too) before the tool sees it. Then it is built into ``T`` (Enum members, the
+dataclass, the model: its own validators run). An answer that fails either step raises ``ElicitationError``, a
+``ToolError``: the tool may catch it and ask again, and if it does not, the model reads what was wrong. Forms
+are compiled once per type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Generic, Literal, TypeVar, final
+
+from typing_extensions import is_typeddict
+
+from ._errors import ToolDefinitionError, ToolError
+from ._json import JSONObject
+from ._schema.emit import SchemaEmitter
+from ._schema.hints import HintError, HintReader, type_text
+from ._schema.model import MISSING, ChoiceNode, Field, MetaNode, ObjectNode, ScalarNode, UnionNode, unwrap
+from ._validation import Validator, checker_for
+
+__all__ = ["ElicitationError", "Elicited", "Form", "form_for"]
+
+T = TypeVar("T")
+
+# What MCP's elicitation schema (PrimitiveSchemaDefinition) lets a property say.
+_KEYWORDS: Final = frozenset(
+    {
+        "type",
+        "title",
+        "description",
+        "default",
+        "minLength",
+        "maxLength",
+        "format",
+        "minimum",
+        "maximum",
+        "enum",
+        "enumNames",
+    }
+)
+_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
+_FORMATS: Final = frozenset({"email", "uri", "date", "date-time"})
+
+
+class ElicitationError(ToolError):
+    """The user's answer to ``ctx.elicit`` does not fit the form; ``errors`` lists why, one line each."""
+
+    def __init__(self, message: str, errors: list[str]) -> None:
+        super().__init__(f"The answer to {message!r} does not fit the form: " + "; ".join(errors))
+        self.errors = errors
+
+
+@final
+@dataclasses.dataclass(slots=True, frozen=True)
+class Elicited(Generic[T]):
+    """The user's answer to a typed ``ctx.elicit``: ``content`` is a ``T`` exactly when ``action`` is
+    ``"accept"``; ``None`` for ``"decline"`` and ``"cancel"``."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: T | None
+
+    @property
+    def data(self) -> T | None:
+        """``content`` under the name the official SDK gives it, so its elicitation code runs unchanged."""
+        return self.content
+
+
+@final
+class Form:
+    """A compiled form: the ``requestedSchema`` to send, its closed validator, and the builder of ``T``."""
+
+    __slots__ = ("build", "schema", "validator")
+
+    def __init__(self, schema: JSONObject, validator: Validator, build: Callable[[dict[str, Any]], Any]) -> None:
+        self.schema = schema
+        self.validator = validator
+        self.build = build
+
+    def read(self, message: str, content: object) -> Any:
+        """The answer built into ``T``; ``ElicitationError`` when it does not fit."""
+        if not self.validator.is_valid(content):
+            raise ElicitationError(message, self.validator.errors(content))
+        assert isinstance(content, dict)
+        try:
+            return self.build(content)
+        except Exception as exc:  # the model's own validators: their words, without pydantic's dump
+            raise ElicitationError(message, _problems(exc)) from None
+
+
+_FORMS: dict[object, Form] = {}
+
+
+def form_for(target: Mapping[str, Any] | type) -> Form:
+    """The form for a dict schema (checked as given) or a TypedDict / dataclass / pydantic model type."""
+    if isinstance(target, Mapping):
+        schema = dict(target)
+        closed = schema if "additionalProperties" in schema else {**schema, "additionalProperties": False}
+        return Form(schema, checker_for(closed), dict)
+    form = _FORMS.get(target)
+    if form is None:
+        form = _FORMS[target] = _typed_form(target)
+    return form
+
+
+def _typed_form(cls: Any) -> Form:
+    label = f"ctx.elicit(..., {type_text(cls)})"
+    reader = HintReader()
+    build: Callable[[dict[str, Any]], Any]
+    pydantic = sys.modules.get("pydantic")
+    if pydantic is not None and isinstance(cls, type) and issubclass(cls, pydantic.BaseModel):
+        model: Any = cls
+        fields = [_model_field(reader, label, name, info) for name, info in model.model_fields.items()]
+        build = model.model_validate
+    elif isinstance(cls, type) and (is_typeddict(cls) or dataclasses.is_dataclass(cls)):
+        try:
+            node = reader.read(cls)
+        except HintError as exc:
+            raise ToolDefinitionError(f"{label}: {' '.join((*exc.where, exc.message))}") from None
+        assert isinstance(node, ObjectNode)
+        from ._convert import build_converter  # here: _convert and _schema import each other at start-up
+
+        fields = list(node.fields)
+        build = build_converter(node) or dict
+    else:
+        raise ToolDefinitionError(
+            f"{label}: a form is a TypedDict, a dataclass, a pydantic model or a dict schema, not {cls!r}"
+        )
+    fields = [_flat(label, field) for field in fields]
+    emitter = SchemaEmitter([field.node for field in fields])
+    schema = emitter.object_schema(fields, None, closed=False)
+    for field in fields:
+        _check_property(label, field.name, schema["properties"][field.name])
+    return Form(schema, checker_for({**schema, "additionalProperties": False}), build)
+
+
+def _model_field(reader: HintReader, label: str, name: str, info: Any) -> Field:
+    try:
+        node = reader.read(info.annotation)
+    except HintError as exc:
+        raise ToolDefinitionError(f"{label}: field {name!r} {exc.message}") from None
+    keywords: JSONObject = {}
+    for item in info.metadata:  # annotated_types constraints pydantic collected from Field(...) and Annotated
+        for attribute, keyword in (
+            ("ge", "minimum"),
+            ("le", "maximum"),
+            ("min_length", "minLength"),
+            ("max_length", "maxLength"),
+        ):
+            value = getattr(item, attribute, None)
+            if value is not None:
+                keywords[keyword] = value
+    if info.description:
+        keywords["description"] = info.description
+    if info.title:
+        keywords["title"] = info.title
+    if keywords:
+        node = MetaNode(node, keywords)
+    required = info.is_required()
+    default = MISSING if required or info.default_factory is not None else info.default
+    return Field(info.alias or name, node, required=required, default=default)
+
+
+def _flat(label: str, field: Field) -> Field:
+    """``X | None`` on an optional field is just ``X`` in a form: leaving the field out is how to say none."""
+    inner = unwrap(field.node)
+    if not field.required and isinstance(inner, UnionNode):
+        others = [m for m in inner.members if not (isinstance(m, ScalarNode) and m.json_type == "null")]
+        if len(others) == 1:
+            node = others[0]
+            layer = field.node
+            while isinstance(layer, MetaNode):  # keep Annotated descriptions and limits
+                node = MetaNode(node, layer.keywords)
+                layer = layer.inner
+            default = MISSING if field.default is None else field.default  # null is not a form's default
+            return Field(field.name, node, required=False, default=default, description=field.description)
+    if isinstance(inner, ChoiceNode) and not all(type(value) is str for value in inner.values):
+        raise ToolDefinitionError(
+            f"{label}: field {field.name!r} is a choice of non-string values; a form's choices are strings "
+            "(use an Enum or Literal of str)"
+        )
+    return field
+
+
+def _check_property(label: str, name: str, schema: JSONObject) -> None:
+    kind = schema.get("type")
+    extra = sorted(set(schema) - _KEYWORDS)
+    problem = None
+    if kind not in _TYPES:
+        problem = "is not a string, number, integer, boolean or enum of strings"
+    elif extra:
+        problem = f"uses {', '.join(extra)}, which a form cannot show"
+    elif "format" in schema and schema["format"] not in _FORMATS:
+        problem = f"has format {schema['format']!r}; a form knows only {', '.join(sorted(_FORMATS))}"
+    if problem is not None:
+        raise ToolDefinitionError(
+            f"{label}: field {name!r} {problem}; MCP forms are flat objects of strings, numbers, integers, "
+            "booleans and string enums (ask for the parts separately, or use str and parse it)"
+        )
+
+
+def _problems(exc: Exception) -> list[str]:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):  # a pydantic ValidationError: one line per error, in our voice
+        try:
+            lines = []
+            for error in errors():
+                where = ".".join(str(part) for part in error.get("loc", ()))
+                lines.append(f"property '{where}': {error.get('msg')}" if where else str(error.get("msg")))
+            if lines:
+                return lines
+        except Exception:
+            pass
+    # A ValueError is how a dataclass's __post_init__ refuses a value: its text is the author's to show.
+    # Any other exception's text may hold internals, so only its class is named.
+    return [f"{type(exc).__name__}: {exc}" if isinstance(exc, ValueError) else type(exc).__name__]
