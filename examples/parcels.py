@@ -1,0 +1,141 @@
+"""A parcel-tracking server written the way public MCP servers are: pydantic models with ``Field`` metadata,
+dates, UUIDs and Decimals in structured results, a plain annotated class, a dataclass, and a typed form.
+
+    mcptools serve examples/parcels.py            # stdio
+    mcptools call examples/parcels.py track '{"parcel": "7d0e1c2a-8b7f-4c3e-9a51-2f6d8e4b0c11"}'
+
+Every result is JSON: ``structuredContent`` checked against an ``outputSchema`` derived from the return
+annotation, and the same JSON as text. The data is made up; nothing here talks to a real carrier.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import uuid
+from decimal import Decimal
+from enum import Enum
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from mcptools import Context, Param, ToolError, ToolRegistry
+
+registry = ToolRegistry("parcels", version="0.1.0")
+
+_UTC = datetime.timezone.utc
+_KNOWN = uuid.UUID("7d0e1c2a-8b7f-4c3e-9a51-2f6d8e4b0c11")
+
+
+class Status(Enum):
+    LABEL_CREATED = "label_created"
+    IN_TRANSIT = "in_transit"
+    DELIVERED = "delivered"
+
+
+@dataclasses.dataclass
+class Scan:
+    """One scan of the parcel at a depot."""
+
+    at: datetime.datetime
+    depot: str
+
+
+class Parcel(BaseModel):
+    """Where a parcel is and what it weighs."""
+
+    parcel_id: uuid.UUID = Field(description="The tracking number")
+    status: Status
+    weight_kg: Decimal = Field(description="Weight in kilograms, exact")
+    expected: datetime.date = Field(description="Expected delivery day")
+    scans: list[Scan] = Field(default_factory=list)
+    tags: set[str] = Field(default_factory=set)
+
+
+class Courier:
+    """A plain class with annotated attributes: what the official SDK calls structured output too."""
+
+    name: str
+    rating: float
+    since: datetime.date
+
+    def __init__(self, name: str, rating: float, since: datetime.date) -> None:
+        self.name = name
+        self.rating = rating
+        self.since = since
+
+
+class Redelivery(BaseModel):
+    """The form shown when nobody was home."""
+
+    retry: bool = Field(description="Try again another day?")
+    day: str = Field(default="tomorrow", description="Which day (e.g. 'monday')")
+    attempts: int = Field(default=1, ge=1, le=3, description="How many more attempts")
+
+
+@registry.tool
+def track(parcel: str) -> Parcel:
+    """Track a parcel.
+
+    Args:
+        parcel: The tracking number, a UUID.
+    """
+    if parcel != str(_KNOWN):
+        raise ToolError(f"No parcel {parcel}; tracking numbers look like {_KNOWN}")
+    return Parcel(
+        parcel_id=_KNOWN,
+        status=Status.IN_TRANSIT,
+        weight_kg=Decimal("1.250"),
+        expected=datetime.date(2026, 12, 4),
+        scans=[
+            Scan(datetime.datetime(2026, 12, 2, 8, 15, tzinfo=_UTC), "Lyon"),
+            Scan(datetime.datetime(2026, 12, 2, 17, 40, tzinfo=_UTC), "Paris"),
+        ],
+        tags={"fragile", "signed"},
+    )
+
+
+@registry.tool
+def courier(name: str) -> Courier:
+    """The courier's profile.
+
+    Args:
+        name: The courier's name.
+    """
+    return Courier(name, 4.8, datetime.date(2019, 5, 1))
+
+
+@registry.tool
+def delivery_windows(days: Annotated[int, Param(minimum=1, maximum=7)] = 3) -> list[datetime.datetime]:
+    """The next delivery windows, one a day at 09:00 UTC.
+
+    Args:
+        days: How many days ahead.
+    """
+    start = datetime.datetime(2026, 12, 3, 9, 0, tzinfo=_UTC)
+    return [start + datetime.timedelta(days=offset) for offset in range(days)]
+
+
+@registry.tool
+def depot_hours(depot: str):  # type: ignore[no-untyped-def]
+    """Opening hours of a depot (no return annotation: the dict is still sent as JSON).
+
+    Args:
+        depot: The depot's city.
+    """
+    return {"depot": depot, "opens": datetime.time(8, 0), "closes": datetime.time(18, 30)}
+
+
+@registry.tool
+async def reschedule(parcel: str, ctx: Context) -> str:
+    """Ask the recipient when to deliver again.
+
+    Args:
+        parcel: The tracking number.
+    """
+    answer = await ctx.elicit("Nobody was home. Deliver again?", Redelivery)
+    if answer.content is None:
+        return f"Left at the depot ({answer.action})"
+    if not answer.content.retry:
+        return "Left at the depot"
+    return f"Parcel {parcel}: {answer.content.attempts} more attempt(s), next on {answer.content.day}"
