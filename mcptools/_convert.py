@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, final
 
 from ._errors import ToolError
+from ._schema.jsonify import to_json
 from ._schema.model import (
     ArrayNode,
     ChoiceNode,
@@ -26,7 +27,6 @@ from ._schema.model import (
     UnionNode,
     find_tag,
     may_convert,
-    to_json,
     unwrap,
 )
 from ._schema.pydantic_support import ModelRejected, build_model, is_pydantic_dataclass, rejection_text

@@ -13,7 +13,7 @@ from mcptools import ImageContent
 from mcptools._convert import build_converter, build_serializer
 from mcptools._schema import Param, derive_tool
 from mcptools._schema.hints import HintReader
-from mcptools._schema.model import to_json
+from mcptools._schema.jsonify import to_json
 
 
 class Task(TypedDict):

@@ -19,7 +19,7 @@ from mcptools._convert import build_converter
 from mcptools._schema import Param, derive_tool
 from mcptools._schema.emit import SchemaEmitter
 from mcptools._schema.hints import HintReader
-from mcptools._schema.model import to_json
+from mcptools._schema.jsonify import to_json
 from mcptools._validation import compile_schema
 
 

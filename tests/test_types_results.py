@@ -296,7 +296,7 @@ def _typed_values(draw: st.DrawFn) -> tuple[Any, Any]:
     hint = draw(st.sampled_from(list(_SCALAR_TYPES)))
     values = _SCALAR_TYPES[hint]
     shape = draw(st.sampled_from(["bare", "list", "dict", "optional", "model", "dataclass"]))
-    if shape == "bare" and hint is not bytes:  # a bare -> bytes is content, not structured output
+    if shape == "bare" and hint not in (bytes, str):  # a bare -> bytes or -> str is content, not structured
         return hint, draw(values)
     if shape in ("list", "bare"):
         return list[hint], draw(st.lists(values, max_size=3))  # type: ignore[valid-type]

@@ -26,8 +26,8 @@ from .defaults import surely_accepts
 from .docstrings import parse_docstring
 from .emit import SchemaEmitter
 from .hints import HintError, HintReader, resolve_hints
-from .jsonify import jsonify
-from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, json_problem, to_json, unwrap
+from .jsonify import jsonify, to_json
+from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, json_problem, unwrap
 from .outputs import output_reader
 from .pydantic_support import field_default, is_field_info
 

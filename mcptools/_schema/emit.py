@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, final
 
 from .._json import JSONObject
+from .jsonify import to_json
 from .model import (
     MISSING,
     AnyNode,
@@ -31,7 +32,6 @@ from .model import (
     UnionNode,
     json_kind,
     json_problem,
-    to_json,
     unwrap,
 )
 

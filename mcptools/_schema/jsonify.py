@@ -23,22 +23,15 @@ import base64
 import contextlib
 import dataclasses
 import inspect
-import ipaddress
 from enum import Enum
 from typing import Any, ClassVar, Final, get_origin
 
 from .model import STD_MODULES
 from .pydantic_support import is_model_class
 
-__all__ = ["NotJSON", "annotated_attributes", "jsonify"]
+__all__ = ["NotJSON", "annotated_attributes", "jsonify", "to_json"]
 
 _SCALARS: Final = (str, int, float, bool, type(None))
-_AS_TEXT: Final = (
-    ipaddress.IPv4Network,
-    ipaddress.IPv6Network,
-    ipaddress.IPv4Interface,
-    ipaddress.IPv6Interface,
-)
 
 
 class NotJSON(TypeError):
@@ -69,8 +62,8 @@ def jsonify(value: Any, path: str = "") -> Any:
 
         if is_std_value(value):
             return dump_std(value)
-    if isinstance(value, _AS_TEXT):  # IP networks and interfaces: no parameter type, but plain text as results
-        return str(value)
+        if cls.__module__ == "ipaddress":  # networks and interfaces: no parameter type, but text as results
+            return str(value)
     if isinstance(value, (bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, tuple) and hasattr(value, "_fields"):
@@ -102,6 +95,15 @@ def jsonify(value: Any, path: str = "") -> Any:
     if names:
         return {name: jsonify(getattr(value, name, None), _join(path, name)) for name in names}
     raise NotJSON(value, path)
+
+
+def to_json(value: object) -> object:
+    """``jsonify`` for defaults: a value with no JSON form is returned unchanged, for ``json_problem`` to name
+    (such a default is simply not published)."""
+    try:
+        return jsonify(value)
+    except (NotJSON, RecursionError):
+        return value
 
 
 def _join(path: str, name: str) -> str:

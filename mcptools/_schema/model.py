@@ -36,7 +36,6 @@ __all__ = [
     "json_problem",
     "find_tag",
     "may_convert",
-    "to_json",
     "union_problem",
     "unwrap",
     "values_disjoint",
@@ -98,17 +97,6 @@ def json_problem(value: object) -> str | None:
                 return problem
         return None
     return f"{type(value).__qualname__} is not a JSON type"
-
-
-def to_json(value: object) -> object:
-    """A Python value of a mappable type -> JSON, spelt by ``jsonify.py`` (the one serializer); a value
-    with no JSON form is returned unchanged, for ``json_problem`` to name (a default that is not published)."""
-    from .jsonify import NotJSON, jsonify  # here: jsonify reads this module's constants
-
-    try:
-        return jsonify(value)
-    except (NotJSON, RecursionError):
-        return value
 
 
 class Node:
