@@ -16,7 +16,6 @@ are compiled once per type.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Generic, Literal, TypeVar, final
 
@@ -27,6 +26,7 @@ from ._json import JSONObject
 from ._schema.emit import SchemaEmitter
 from ._schema.hints import HintError, HintReader, type_text
 from ._schema.model import MISSING, ChoiceNode, Field, MetaNode, ObjectNode, ScalarNode, UnionNode, unwrap
+from ._schema.pydantic_support import ModelRejected, is_model_class
 from ._validation import Validator, checker_for
 
 __all__ = ["ElicitationError", "Elicited", "Form", "form_for"]
@@ -114,61 +114,25 @@ def form_for(target: Mapping[str, Any] | type) -> Form:
 
 
 def _typed_form(cls: Any) -> Form:
+    """Read by the parameters' own ``HintReader``, so a form's field says what the same parameter would."""
     label = f"ctx.elicit(..., {type_text(cls)})"
-    reader = HintReader()
-    build: Callable[[dict[str, Any]], Any]
-    pydantic = sys.modules.get("pydantic")
-    if pydantic is not None and isinstance(cls, type) and issubclass(cls, pydantic.BaseModel):
-        model: Any = cls
-        fields = [_model_field(reader, label, name, info) for name, info in model.model_fields.items()]
-        build = model.model_validate
-    elif isinstance(cls, type) and (is_typeddict(cls) or dataclasses.is_dataclass(cls)):
-        try:
-            node = reader.read(cls)
-        except HintError as exc:
-            raise ToolDefinitionError(f"{label}: {' '.join((*exc.where, exc.message))}") from None
-        assert isinstance(node, ObjectNode)
-        from ._convert import build_converter  # here: _convert and _schema import each other at start-up
-
-        fields = list(node.fields)
-        build = build_converter(node) or dict
-    else:
+    if not (isinstance(cls, type) and (is_typeddict(cls) or dataclasses.is_dataclass(cls) or is_model_class(cls))):
         raise ToolDefinitionError(
             f"{label}: a form is a TypedDict, a dataclass, a pydantic model or a dict schema, not {cls!r}"
         )
-    fields = [_flat(label, field) for field in fields]
+    try:
+        node = HintReader().read(cls)
+    except HintError as exc:
+        raise ToolDefinitionError(f"{label}: {' '.join((*exc.where, exc.message))}") from None
+    assert isinstance(node, ObjectNode)
+    from ._convert import build_converter  # here: _convert and _schema import each other at start-up
+
+    fields = [_flat(label, field) for field in node.fields]
     emitter = SchemaEmitter([field.node for field in fields])
     schema = emitter.object_schema(fields, None, closed=False)
     for field in fields:
         _check_property(label, field.name, schema["properties"][field.name])
-    return Form(schema, checker_for({**schema, "additionalProperties": False}), build)
-
-
-def _model_field(reader: HintReader, label: str, name: str, info: Any) -> Field:
-    try:
-        node = reader.read(info.annotation)
-    except HintError as exc:
-        raise ToolDefinitionError(f"{label}: field {name!r} {exc.message}") from None
-    keywords: JSONObject = {}
-    for item in info.metadata:  # annotated_types constraints pydantic collected from Field(...) and Annotated
-        for attribute, keyword in (
-            ("ge", "minimum"),
-            ("le", "maximum"),
-            ("min_length", "minLength"),
-            ("max_length", "maxLength"),
-        ):
-            value = getattr(item, attribute, None)
-            if value is not None:
-                keywords[keyword] = value
-    if info.description:
-        keywords["description"] = info.description
-    if info.title:
-        keywords["title"] = info.title
-    if keywords:
-        node = MetaNode(node, keywords)
-    required = info.is_required()
-    default = MISSING if required or info.default_factory is not None else info.default
-    return Field(info.alias or name, node, required=required, default=default)
+    return Form(schema, checker_for({**schema, "additionalProperties": False}), build_converter(node) or dict)
 
 
 def _flat(label: str, field: Field) -> Field:
@@ -210,17 +174,11 @@ def _check_property(label: str, name: str, schema: JSONObject) -> None:
 
 
 def _problems(exc: Exception) -> list[str]:
-    errors = getattr(exc, "errors", None)
-    if callable(errors):  # a pydantic ValidationError: one line per error, in our voice
-        try:
-            lines = []
-            for error in errors():
-                where = ".".join(str(part) for part in error.get("loc", ()))
-                lines.append(f"property '{where}': {error.get('msg')}" if where else str(error.get("msg")))
-            if lines:
-                return lines
-        except Exception:
-            pass
+    if isinstance(exc, ModelRejected):  # the model's own validators, in the validator's path style
+        return [
+            f"property '{'.'.join(str(part) for part in loc)}': {message}" if loc else message
+            for loc, message in exc.problems
+        ]
     # A ValueError is how a dataclass's __post_init__ refuses a value: its text is the author's to show.
     # Any other exception's text may hold internals, so only its class is named.
     return [f"{type(exc).__name__}: {exc}" if isinstance(exc, ValueError) else type(exc).__name__]

@@ -351,6 +351,17 @@ class Rating:
     color: Color = Color.RED
 
 
+class Slot(pydantic.BaseModel):
+    day: str
+
+    @pydantic.field_validator("day")
+    @classmethod
+    def open_days_only(cls, value: str) -> str:
+        if value == "sunday":
+            raise ValueError("closed on sundays")
+        return value
+
+
 def _elicit_registry() -> ToolRegistry:
     registry = ToolRegistry("elicit")
 
@@ -372,6 +383,12 @@ def _elicit_registry() -> ToolRegistry:
         answer = await ctx.elicit("Stars?", Rating)
         assert answer.content is not None
         return f"{answer.content.stars} {answer.content.color.name}"
+
+    @registry.tool
+    async def slot(ctx: Context) -> str:
+        answer = await ctx.elicit("Which day?", Slot)
+        assert answer.content is not None
+        return answer.content.day
 
     @registry.tool
     async def raw(ctx: Context) -> str:
@@ -433,6 +450,15 @@ def test_an_invalid_answer_never_reaches_the_tool_as_valid() -> None:
     assert result["content"][0]["text"].endswith(
         "property 'channel' must be one of ['email', 'phone']; unexpected property 'x'"
     )
+
+
+def test_the_models_own_validators_refuse_an_answer_in_our_voice() -> None:
+    result, _ = _ask("slot", {"action": "accept", "content": {"day": "sunday"}})
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == (
+        "The answer to 'Which day?' does not fit the form: property 'day': closed on sundays"
+    )
+    assert _ask("slot", {"action": "accept", "content": {"day": "monday"}})[0]["content"][0]["text"] == "monday"
 
 
 def test_typeddict_and_dataclass_forms_and_a_decline() -> None:
