@@ -132,7 +132,9 @@ def _typed_form(cls: Any) -> Form:
     schema = emitter.object_schema(fields, None, closed=False)
     for field in fields:
         _check_property(label, field.name, schema["properties"][field.name])
-    return Form(schema, checker_for({**schema, "additionalProperties": False}), build_converter(node) or dict)
+    # Formats are asserted, as for a tool's derived parameters: the builder parses what they promise.
+    closed = checker_for({**schema, "additionalProperties": False}, format_assertion=True)
+    return Form(schema, closed, build_converter(node) or dict)
 
 
 def _flat(label: str, field: Field) -> Field:

@@ -461,6 +461,26 @@ def test_the_models_own_validators_refuse_an_answer_in_our_voice() -> None:
     assert _ask("slot", {"action": "accept", "content": {"day": "monday"}})[0]["content"][0]["text"] == "monday"
 
 
+class Visit(pydantic.BaseModel):
+    day: datetime.date
+    at: datetime.datetime | None = None
+
+
+def test_a_form_may_ask_for_dates_and_they_arrive_as_dates() -> None:
+    from mcptools._elicit import form_for
+
+    form = form_for(Visit)
+    assert form.schema["properties"] == {
+        "day": {"type": "string", "format": "date"},
+        "at": {"type": "string", "format": "date-time"},
+    }
+    visit = form.read("When?", {"day": "2026-12-24", "at": "2026-12-24T10:00:00Z"})
+    assert visit == Visit(day=datetime.date(2026, 12, 24), at=WHEN.replace(day=24))
+    with pytest.raises(ElicitationError) as refused:
+        form.read("When?", {"day": "Christmas"})
+    assert refused.value.errors == ["property 'day' must be a date (ISO 8601), e.g. '2026-12-02'"]
+
+
 def test_typeddict_and_dataclass_forms_and_a_decline() -> None:
     result, asked = _ask("contact", {"action": "accept", "content": {"name": "Ada", "channel": "email"}})
     assert result["content"][0]["text"] == "Ada by email"
