@@ -70,6 +70,25 @@ def test_a_session_with_a_request_in_flight_is_never_evicted_and_a_busy_table_sa
     assert refused.json()["error"]["code"] == -32000
 
 
+def test_a_few_held_streams_at_the_lru_end_do_not_lock_new_sessions_out() -> None:
+    # An open GET stream keeps its session busy for as long as the client holds the connection. Were busy
+    # sessions left at the least-recently-used end, EVICTION_SCAN held streams there would make every later
+    # initialize 503 while thousands of idle sessions sat behind them.
+    from mcptools._transports.asgi_sessions import EVICTION_SCAN
+
+    app = StreamableHTTPApp(make_registry(), max_sessions=EVICTION_SCAN + 10)
+    held = [initialize(app) for _ in range(EVICTION_SCAN)]
+    for session_id in held:
+        app._sessions[session_id].standalone = True
+    idle = [initialize(app) for _ in range(10)]
+    answers = [open_session(app, request_id=n).status for n in range(20)]
+    # A scan that meets only held sessions still refuses (it is bounded), but it moved them out of the way, so
+    # the next initialize gets in: a refusal is never followed by another.
+    assert answers.count(200) >= 18 and "503, 503" not in str(answers), answers
+    assert all(session_id in app._sessions for session_id in held)
+    assert not any(session_id in app._sessions for session_id in idle)
+
+
 def test_idle_sessions_expire_as_new_ones_open() -> None:
     app = StreamableHTTPApp(make_registry(), session_idle_seconds=0.05)
     old = [initialize(app) for _ in range(5)]

@@ -5,8 +5,10 @@ order so that admission and expiry cost O(1) amortised however many sessions are
   session is dropped once, so the work is paid for by its own admission). No sweep of the whole table and no
   background task: an app mounted where no lifespan events reach it keeps a bounded table all the same.
 * A full table evicts the least recently used session that has no request in flight and no open GET stream;
-  its client gets 404 on its next request and, as the spec says, initializes again. Only when the
-  ``EVICTION_SCAN`` oldest sessions are all busy is a new one refused (the app answers 503 with the request's id).
+  its client gets 404 on its next request and, as the spec says, initializes again. A busy session met on the
+  way counts as used now and moves to the most recently used end; only when the ``EVICTION_SCAN`` sessions
+  looked at are all busy is a new one refused (the app answers 503 with the request's id), and the next
+  admission looks at others.
 """
 
 from __future__ import annotations
@@ -101,12 +103,15 @@ class SessionTable:
             oldest.close()
         if len(entries) >= max_sessions:
             victim = None
-            for count, (session_id, candidate) in enumerate(entries.items()):
-                if count >= EVICTION_SCAN:
-                    break
+            for _ in range(min(EVICTION_SCAN, len(entries))):
+                session_id, candidate = next(iter(entries.items()))
                 if not candidate.busy:
                     victim = session_id
                     break
+                # In use right now (a request in flight, a GET stream held open): as recently used as any, so it
+                # goes to the other end. Left here, a few held streams would make every admission 503.
+                candidate.last_seen = now
+                entries.move_to_end(session_id)
             if victim is None:
                 return None
             entries.pop(victim).close()
