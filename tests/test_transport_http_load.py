@@ -131,6 +131,45 @@ def _wait_listening(port: int, process: subprocess.Popen[bytes] | None = None) -
             time.sleep(0.05)
 
 
+@pytest.mark.parametrize("stack", ["standard", "fast"])
+def test_connections_accepted_on_the_served_socket_have_tcp_nodelay(stack: str) -> None:
+    # Without TCP_NODELAY every kept-alive response waits ~40 ms for the client's delayed ACK (uvicorn writes
+    # headers and body apart): the socket `serve --http` makes must give accepted connections the flag.
+    import asyncio
+
+    from mcptools._transports.asgi_server import listen
+
+    if stack == "fast":
+        uvloop = pytest.importorskip("uvloop")
+        loop_factory: Any = uvloop.new_event_loop
+    else:
+        loop_factory = asyncio.new_event_loop
+    listener = listen("127.0.0.1", 0)
+    port = listener.getsockname()[1]
+    flags: list[int] = []
+
+    async def main() -> None:
+        def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            flags.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(accepted, sock=listener)
+        async with server:
+            _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            for _ in range(200):
+                if flags:
+                    break
+                await asyncio.sleep(0.01)
+            writer.close()
+
+    loop = loop_factory()
+    try:
+        loop.run_until_complete(asyncio.wait_for(main(), 10))
+    finally:
+        loop.close()
+    assert flags and flags[0] != 0
+
+
 @pytest.fixture(scope="module", params=["standard", "fast"])
 def guarded_server(request: pytest.FixtureRequest) -> Iterator[int]:
     """``mcptools serve`` with short deadlines (headers 2 s, body 2 s, keep-alive 1 s), on both stacks."""
