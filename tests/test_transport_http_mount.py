@@ -98,6 +98,31 @@ def test_sessions_expire_without_lifespan_events_in_a_mount() -> None:
     assert list(inner._sessions) == [second.headers["mcp-session-id"]]
 
 
+def test_mounted_with_authorization_the_challenge_points_at_a_document_naming_the_mount() -> None:
+    # The 401 names the metadata at the host's root (RFC 9728 inserts the well-known path before the
+    # endpoint's path), which the outer app must route: mounting the same app there serves it.
+    from mcptools.auth import AuthSettings, StaticTokenVerifier
+
+    inner = StreamableHTTPApp(make_registry(), auth=AuthSettings(StaticTokenVerifier("tok")))
+    app = Starlette(routes=[Mount("/mcp", app=inner), Mount("/.well-known/oauth-protected-resource", app=inner)])
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        refused = echo_call(client, "/mcp")
+        assert refused.status_code == 401
+        challenge = refused.headers["www-authenticate"]
+        assert challenge == 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"'
+        document = client.get("/.well-known/oauth-protected-resource/mcp")
+        assert document.status_code == 200 and document.json()["resource"] == "http://127.0.0.1/mcp"
+        # Below the MCP mount there is no metadata: a document there would name a resource that is not one.
+        assert client.get("/mcp/.well-known/oauth-protected-resource").status_code == 404
+        assert client.get("/mcp/.well-known/oauth-protected-resource/mcp").status_code == 404
+        allowed = client.post(
+            "/mcp",
+            json={**BODY, "params": {**BODY["params"], "_meta": META}},
+            headers={**HEADERS, "authorization": "Bearer tok"},
+        )
+        assert allowed.status_code == 200 and allowed.json()["result"]["content"][0]["text"] == "hi"
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

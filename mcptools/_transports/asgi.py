@@ -150,11 +150,13 @@ class StreamableHTTPApp:
         try:
             path = local_path(scope)
             method = scope.get("method", "GET")
+            # The metadata lives at the host's root (RFC 9728), whether this app is there or the outer app
+            # mounts it at the well-known prefix too: what counts is the request's whole path.
+            if self.auth is not None and self.auth.is_metadata_path((scope.get("root_path") or "") + path):
+                self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
+                await self.auth.metadata(scope, headers, method, send)
+                return
             if path != self.path and not (path in ("", "/") and scope.get("root_path")):
-                if self.auth is not None and self.auth.is_metadata_path(path):
-                    self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
-                    await self.auth.metadata(scope, headers, method, send)
-                    return
                 raise Reject(404, INVALID_REQUEST, f"Not Found: the MCP endpoint is {self.path}")
             self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
             if self.auth is not None:

@@ -33,16 +33,17 @@ class HTTPAuth:
     def is_metadata_path(path: str) -> bool:
         return path == WELL_KNOWN or path.startswith(WELL_KNOWN + "/")
 
-    def resource(self, scope: Scope, headers: Headers, endpoint: str) -> str:
+    def resource(self, scope: Scope, headers: Headers, endpoint: str, *, mounted: bool = True) -> str:
         """This endpoint's URL as clients name it (the token audience): configured, else built from the
-        request (``endpoint``: the endpoint's path below the mount point, "" for the mount point itself)."""
+        request (``endpoint``: the endpoint's path below the mount point, "" for the mount point itself; from
+        the host's root when not ``mounted``)."""
         if self.settings.resource is not None:
             return self.settings.resource
         scheme = "https" if scope.get("scheme") == "https" else "http"
         host = headers.get("host") or "localhost"
         if not all(0x21 <= ord(c) <= 0x7E and c not in '"\\' for c in host):
             host = "localhost"  # only with the Host check off: nothing may break out of the quoted challenge
-        root = (scope.get("root_path") or "").rstrip("/")
+        root = (scope.get("root_path") or "").rstrip("/") if mounted else ""
         return f"{scheme}://{host}{root}{endpoint}"
 
     def _endpoint_resource(self, scope: Scope, headers: Headers) -> str:
@@ -57,8 +58,12 @@ class HTTPAuth:
         tool_scopes = [
             name for entry in registry.list_tools() for name in getattr(registry.get(entry["name"]), "scopes", ())
         ]
-        suffix = local_path(scope)[len(WELL_KNOWN) :]
-        document = self.settings.metadata(self.resource(scope, headers, suffix or self.path), tool_scopes)
+        # The path after the well-known prefix is the resource's own path (RFC 9728 section 3.1): it names the
+        # endpoint from the host's root, whatever this app's mount point; without one, this app's endpoint.
+        suffix = ((scope.get("root_path") or "") + local_path(scope))[len(WELL_KNOWN) :].rstrip("/")
+        document = self.settings.metadata(
+            self.resource(scope, headers, suffix or self.path, mounted=False), tool_scopes
+        )
         await send_json(send, 200, document, [(b"access-control-allow-origin", b"*")])
 
     async def authorize(self, scope: Scope, headers: Headers) -> None:
