@@ -175,7 +175,7 @@ def unexpected(shown: str, *, item: bool = False) -> str:
 
 
 def with_guess(message: str, guess: str | None) -> str:
-    """``hints=True``: the declared name a misspelt one most likely meant."""
+    """``suggest_names=True``: the declared name a misspelt one most likely meant."""
     return message if guess is None else f"{message} (did you mean '{guess}'?)"
 
 
