@@ -320,6 +320,11 @@ def main() -> None:
         "",
         f"- Python {platform.python_version()} ({platform.python_implementation()})",
         f"- Packages: {_versions()}",
+        *[
+            f"- {name}: not installed, so not measured (`pip install {name}` to compare)"
+            for name in IMPLEMENTATIONS
+            if name not in implementations
+        ],
         f"- mcptools code: commit {_commit()}",
         f"- Load average at start (1, 5, 15 min): {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}: other work on the "
         "machine inflates every figure; the interleaving keeps the ratios fair",
