@@ -162,6 +162,20 @@ def test_provider_run_repair_option() -> None:
     assert fixed == {"type": "tool_result", "tool_use_id": "t", "content": text}
 
 
+def test_provider_run_repair_option_is_the_whole_set() -> None:
+    # The README: the provider run functions follow the registry unless given repair=; given, it is the set used,
+    # so repair=False (or a list without json-text) turns off the MCP default too.
+    registry = _registry()
+    block = {"type": "tool_use", "id": "t", "name": "book", "input": {"where": '{"city": "Oslo"}', "days": "2"}}
+    text = "Invalid arguments: property 'where' must be object; property 'days' must be integer"
+    refused = {"type": "tool_result", "tool_use_id": "t", "content": text, "is_error": True}
+    assert p_anthropic.run(registry, [block], repair=False) == [refused]
+    assert p_anthropic.run(registry, [block], repair=["number-text"]) == [refused]
+    text_only = {**block, "input": {"where": '{"city": "Oslo"}'}}
+    assert p_anthropic.run(registry, [text_only], repair=False)[0]["is_error"] is True
+    assert p_anthropic.run(registry, [text_only])[0]["content"].endswith("Oslo for 1")
+
+
 def test_readme_table_lists_every_repair() -> None:
     from pathlib import Path
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._errors import ToolDefinitionError
+from .._pipeline import invalid_arguments_result
 from .._profiles import Exported, export_schema
 from .._repair import repair, repairs_option
 
@@ -156,11 +157,15 @@ def _prepare(registry: ToolRegistry, tools: Toolset, call: Call, fixes: frozense
         return "Invalid arguments: arguments must be an object", True
     arguments = tools.exported[original].from_provider(arguments)
     notes: list[str] = []
-    if fixes:
+    if fixes is not None:
+        # run(..., repair=...) given: these repairs and no others, so arguments they leave invalid are refused
+        # here rather than repaired by the registry's own repair= (its json-text default) in the pipeline.
         entry = registry.get(original)
         assert entry is not None
-        fixed = repair(arguments, entry.input_schema, entry.validator, fixes)
-        if fixed is not None:
+        if not entry.validator.is_valid(arguments):
+            fixed = repair(arguments, entry.input_schema, entry.validator, fixes, known_invalid=True) if fixes else None
+            if fixed is None:
+                return _outcome({"result": invalid_arguments_result(entry.validator.errors(arguments))})
             arguments, notes = fixed
             logger.info("mcptools: repaired the arguments of %r: %s", original, "; ".join(notes))
     return original, arguments, notes
