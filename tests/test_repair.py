@@ -73,6 +73,21 @@ def test_what_is_never_repaired(arguments: dict[str, Any]) -> None:
     assert repair(arguments, SCHEMA, CHECKER) is None
 
 
+def test_typed_enum_and_const_are_never_repaired() -> None:
+    # What Literal[1, 2] and Literal[True] derive to: a type beside the enum/const, so text would otherwise decode.
+    schema = {
+        "type": "object",
+        "properties": {
+            "level": {"type": "integer", "enum": [1, 2]},
+            "on": {"type": "boolean", "const": True},
+            "ids": {"type": "array", "items": {"type": "integer"}, "enum": [[1]]},
+        },
+    }
+    checker = compile_schema(schema)
+    for arguments in ({"level": "1"}, {"on": "true"}, {"ids": "[1]"}, {"ids": 1}):
+        assert repair(arguments, schema, checker) is None, arguments
+
+
 def test_ambiguous_value_is_not_repaired() -> None:
     # "5" could be the integer 5 or a one-item array ["5"]: two repairs fit, so neither is made.
     schema = {"type": "object", "properties": {"x": {"type": ["integer", "array"], "items": {"type": "string"}}}}
