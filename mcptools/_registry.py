@@ -1,13 +1,17 @@
 """The registry: the tools of one server, and its front door ``handle``.
 
-``ToolRegistry`` holds tools (add, get, remove, iterate, the contract's ``tools`` mapping). The protocol state
+``ToolRegistry`` holds tools (add, get, remove, iterate, the contract's ``tools`` mapping). The tool list is
+live: tools may be added, removed, enabled or disabled (by name or tag) while clients are connected, and other
+registries included under a prefix; every change that alters what is served tells the open 2025 sessions
+(``notifications/tools/list_changed``), and 2026-07-28 clients see it on their next ``tools/list``. The protocol state
 (sessions' engine, the sealer of ``requestState`` and cursors) is an ``Engine`` the registry owns, typed and made
 on first use; transports reach it through ``registry.engine``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, final, overload
@@ -27,6 +31,7 @@ from ._tool import (
     ToolDecorator,
     ToolOptions,
     check_scopes,
+    check_tags,
     check_timeout,
     describe,
     tool,
@@ -42,6 +47,7 @@ Lifespan = Callable[["ToolRegistry"], AbstractAsyncContextManager[Any]]
 """``lifespan=``: a function taking the registry and returning an async context manager (see ``_lifespan``)."""
 
 P = ParamSpec("P")
+_LIST_CHANGED: dict[str, Any] = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 R = TypeVar("R")
 
 
@@ -57,10 +63,19 @@ class ToolRegistry:
 
     __slots__ = (
         "__weakref__",
+        "_disabled_names",
+        "_disabled_tags",
         "_engine",
         "_entries",
+        "_every",
         "_exports",
         "_lifespan",
+        "_included_exports",
+        "_includes",
+        "_listing",
+        "_parents",
+        "_served",
+        "_sessions",
         "_tools",
         "call_layers",
         "expose_errors",
@@ -115,8 +130,23 @@ class ToolRegistry:
         except ValueError as exc:
             raise ToolDefinitionError(str(exc)) from None
         self._exports: dict[str, Exported] = {}
+        # The exports of included registries' tools, under their served names (derived in ``_refresh``).
+        self._included_exports: dict[str, Exported] = {}
+        # Own tools by name; what is served is derived from them, the included registries and the disabled
+        # names and tags (see ``_refresh``).
         self._tools: dict[str, Tool] = {}
+        self._includes: list[tuple[ToolRegistry, str]] = []
+        self._parents: weakref.WeakSet[ToolRegistry] = weakref.WeakSet()
+        self._disabled_names: set[str] = set()
+        self._disabled_tags: set[str] = set()
+        # Derived on every change, so the per-call lookup stays one dict access: every name in this registry's
+        # namespace (own and included, enabled or not), the served ones, their listing and the contract's map.
+        self._every: dict[str, Tool] = {}
+        self._served: dict[str, Tool] = {}
+        self._listing: list[dict[str, Any]] = []
         self._entries: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {}
+        # The 2025 sessions told of changes; weak, so a session nobody serves any more is forgotten.
+        self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
         # The protocol state (sealed requestState and cursors, paging) is made on first use: a registry that
         # is only ever called through call_tool never builds it.
         self._engine: Engine | None = None
@@ -135,6 +165,7 @@ class ToolRegistry:
         annotations: ToolAnnotations | None = None,
         scopes: Sequence[str] | None = None,
         timeout: float | None = None,
+        tags: Iterable[str] | None = None,
     ) -> ToolDecorator: ...
     def tool(
         self,
@@ -148,6 +179,7 @@ class ToolRegistry:
         annotations: ToolAnnotations | None = None,
         scopes: Sequence[str] | None = None,
         timeout: float | None = None,
+        tags: Iterable[str] | None = None,
     ) -> Any:
         """Register a function as a tool; usable bare (``@registry.tool``) or with options.
 
@@ -165,6 +197,7 @@ class ToolRegistry:
                 annotations=annotations,
                 scopes=scopes,
                 timeout=timeout,
+                tags=tags,
             )
             return function
 
@@ -181,8 +214,11 @@ class ToolRegistry:
         annotations: ToolAnnotations | None = None,
         scopes: Sequence[str] | None = None,
         timeout: float | None = None,
+        tags: Iterable[str] | None = None,
     ) -> Tool:
-        """Register ``fn``: the options given here win over those of its ``@tool`` mark, if any."""
+        """Register ``fn``: the options given here win over those of its ``@tool`` mark, if any.
+
+        ``tags`` label the tool for ``enable`` and ``disable``; they are never published."""
         marked = getattr(fn, MARK, None)
         base = marked if isinstance(marked, ToolOptions) else ToolOptions(None, None, None, None, None)
         options = ToolOptions(
@@ -194,63 +230,219 @@ class ToolRegistry:
         )
         checked = check_scopes(fn, scopes)
         limit = check_timeout(fn, timeout)
-        entry = self._register(fn, options)
-        entry.scopes = checked
+        labels = check_tags(fn, tags)
+        entry = self._register(fn, options, checked, labels)
         entry.set_timeout(limit)
         return entry
 
-    def _register(self, fn: Callable[..., Any], options: ToolOptions) -> Tool:
+    def _register(
+        self, fn: Callable[..., Any], options: ToolOptions, scopes: tuple[str, ...], tags: frozenset[str]
+    ) -> Tool:
         name = options.name if options.name is not None else getattr(fn, "__name__", None)
-        existing = self._tools.get(name) if type(name) is str else None
+        existing = self._every.get(name) if type(name) is str else None
         if existing is not None:
             raise ToolDefinitionError(
                 f"function {describe(fn)}: a tool named {name!r} is already registered "
                 f"(function {describe(existing.fn)}); pass name='...' to give one of them another name"
             )
         entry = Tool(fn, options, suggest_names=self.suggest_names)
+        entry.scopes = scopes
+        entry.tags = tags
         if self.profile is not None:
             from ._profiles import export_schema  # only registries with a profile pay for importing it
 
             exported = export_schema(entry.input_schema, self.profile, tool=entry.name)
             self._exports[entry.name] = exported
             entry.listing = {**entry.listing, "inputSchema": exported.json_schema()}
-        self._tools[entry.name] = entry
-        self._entries[entry.name] = (entry.input_schema, fn)
+        if not (self._includes or self._parents or self._disabled_names or self._disabled_tags):
+            # The common case (a plain registry filled at import time): no need to derive everything again.
+            self._tools[entry.name] = entry
+            self._every[entry.name] = entry
+            self._served[entry.name] = entry
+            self._listing.append(entry.listing)
+            self._entries[entry.name] = (entry.input_schema, fn)
+            self._announce()
+            return entry
+        self._change(lambda: self._tools.__setitem__(entry.name, entry), lambda: self._tools.pop(entry.name))
         return entry
 
     @property
     def exports(self) -> Mapping[str, Exported]:
-        """The tools' schemas under the registry's ``profile=`` (empty without one), by tool name."""
-        return self._exports
+        """The tools' schemas under the registry's ``profile=`` (empty without one), by served tool name; an
+        included tool keeps the export (and profile) of the registry it comes from."""
+        return self._included_exports if self._includes else self._exports
 
     @property
     def tools(self) -> Mapping[str, tuple[dict[str, Any], Callable[..., Any]]]:
-        """The contract's ``{name: (schema, fn)}``: the schema as published, the function as registered."""
+        """The contract's ``{name: (schema, fn)}`` of the served tools: the schema as published, the function as
+        registered."""
         return MappingProxyType(self._entries)
 
     def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
+        """The tool served under ``name`` (included ones by their prefixed name); ``None`` when there is none
+        or it is disabled."""
+        return self._served.get(name)
 
     def remove(self, name: str) -> Tool:
-        """Unregister the tool called ``name`` and return it; ``KeyError`` when there is none."""
+        """Unregister this registry's tool called ``name`` and return it; ``KeyError`` when there is none."""
         if name not in self._tools:
-            known = ", ".join(sorted(self._tools)) or "none"
+            if name in self._every:
+                raise KeyError(
+                    f"tool {name!r} comes from an included registry; remove it there, or disable({name!r}) it here"
+                )
+            known = ", ".join(sorted(self._every)) or "none"
             raise KeyError(f"no tool named {name!r} is registered (registered: {known})")
-        del self._entries[name]
-        return self._tools.pop(name)
+        removed = self._tools[name]
+        self._change(lambda: self._tools.pop(name), lambda: self._tools.__setitem__(name, removed))
+        return removed
+
+    # -- enabling and disabling ---------------------------------------------------------------------------
+
+    def disable(self, *names: str, tags: Iterable[str] = ()) -> None:
+        """Stop serving the tools called ``names`` and every tool carrying one of ``tags``: they leave
+        ``tools/list`` and calling them answers "Unknown tool", until ``enable`` brings them back. A tag may
+        name tools registered later; an unknown name is a ``KeyError`` (a typo would otherwise disable
+        nothing)."""
+        wanted, labels = self._selection("disable", names, tags)
+        self._disabled_names |= wanted
+        self._disabled_tags |= labels
+        self._refresh()
+
+    def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
+        """Undo ``disable`` for these names and tags. A tool is served when neither its name nor any of its
+        tags is disabled, so enabling a name does not override a disabled tag."""
+        wanted, labels = self._selection("enable", names, tags)
+        self._disabled_names -= wanted
+        self._disabled_tags -= labels
+        self._refresh()
+
+    def _selection(self, verb: str, names: tuple[str, ...], tags: Iterable[str]) -> tuple[set[str], set[str]]:
+        if isinstance(tags, str):
+            raise TypeError(f"registry.{verb}: tags must be a collection of labels, e.g. tags={{{tags!r}}}")
+        labels = set(tags)
+        for name in names:
+            if name not in self._every:
+                known = ", ".join(sorted(self._every)) or "none"
+                raise KeyError(f"registry.{verb}: no tool named {name!r} (registered: {known})")
+        return set(names), labels
+
+    def is_enabled(self, name: str) -> bool:
+        """Whether the tool called ``name`` is served now (``KeyError`` when there is no such tool)."""
+        if name not in self._every:
+            raise KeyError(f"no tool named {name!r} is registered")
+        return name in self._served
+
+    # -- composition --------------------------------------------------------------------------------------
+
+    def include(self, other: ToolRegistry, *, prefix: str = "") -> None:
+        """Serve ``other``'s tools here too, each under ``prefix + name``.
+
+        The tools stay ``other``'s objects (nothing is copied, so nothing drifts), and the inclusion is live:
+        tools added to, removed from, enabled or disabled in ``other`` later change what this registry serves,
+        and its clients are told. A name that would clash is a ``ToolDefinitionError`` now, or when the later
+        change that causes it is made (that change is then undone).
+        """
+        if not isinstance(other, ToolRegistry):
+            raise ToolDefinitionError(f"registry.include: expected a ToolRegistry, got {type(other).__name__}")
+        if type(prefix) is not str:
+            raise ToolDefinitionError(f"registry.include: prefix must be a string, e.g. prefix='gh_', got {prefix!r}")
+        if other is self or self._reaches(other):
+            raise ToolDefinitionError(
+                f"registry.include: {self.name!r} cannot include {other.name!r}: it would include itself"
+            )
+        if any(existing is other for existing, _ in self._includes):
+            raise ToolDefinitionError(f"registry.include: {other.name!r} is already included in {self.name!r}")
+        entry = (other, prefix)
+        self._change(lambda: self._includes.append(entry), lambda: self._includes.remove(entry))
+        other._parents.add(self)
+
+    def _reaches(self, other: ToolRegistry) -> bool:
+        """Whether ``self`` is included, directly or not, in ``other`` (including ``other`` would loop)."""
+        return any(child is self or self._reaches_from(child) for child, _ in other._includes)
+
+    def _reaches_from(self, registry: ToolRegistry) -> bool:
+        return any(child is self or self._reaches_from(child) for child, _ in registry._includes)
+
+    # -- deriving what is served --------------------------------------------------------------------------
+
+    def _change(self, apply: Callable[[], object], undo: Callable[[], object]) -> None:
+        """Make a change and derive everything again; a clash found on the way (here or in a registry that
+        includes this one) undoes the change and is raised."""
+        apply()
+        try:
+            self._refresh()
+        except ToolDefinitionError:
+            undo()
+            self._refresh()
+            raise
+
+    def _allows(self, name: str, tool: Tool) -> bool:
+        return name not in self._disabled_names and not (tool.tags and tool.tags & self._disabled_tags)
+
+    def _refresh(self) -> None:
+        """Derive the namespace, the served tools and their listing from the own tools, the included registries
+        and the disabled names and tags; announce the change when what is served changed; then let the
+        registries including this one derive theirs."""
+        every: dict[str, Tool] = dict(self._tools)
+        served = {name: member for name, member in self._tools.items() if self._allows(name, member)}
+        for other, prefix in self._includes:
+            for name, member in other._every.items():
+                full = prefix + name
+                clash = every.get(full)
+                if clash is not None:
+                    raise ToolDefinitionError(
+                        f"registry {self.name!r}: tool {name!r} of included registry {other.name!r} would be "
+                        f"served as {full!r}, which is already the name of function {describe(clash.fn)}; "
+                        "include it with another prefix='...' or rename one of them"
+                    )
+                every[full] = member
+                if other._served.get(name) is member and self._allows(full, member):
+                    served[full] = member
+        if self._includes:
+            exports = dict(self._exports)
+            for other, prefix in self._includes:
+                exports.update((prefix + name, exported) for name, exported in other.exports.items())
+            self._included_exports = exports
+        changed = served != self._served
+        self._every = every
+        self._served = served
+        self._listing = [
+            member.listing if member.name == name else {**member.listing, "name": name}
+            for name, member in served.items()
+        ]
+        self._entries = {name: (member.input_schema, member.fn) for name, member in served.items()}
+        if changed:
+            self._announce()
+        for parent in list(self._parents):
+            parent._refresh()
+
+    # -- telling clients ----------------------------------------------------------------------------------
+
+    def watch(self, session: Session) -> None:
+        """Tell ``session`` (an initialized 2025 session with an outlet) of every later change to the served
+        tools; the engine calls it at ``initialize``."""
+        self._sessions.add(session)
+
+    def _announce(self) -> None:
+        # 2026-07-28 clients hold no session: they see the change on their next tools/list (ttlMs says how long
+        # a list stays fresh; the engine's default 0 means "ask again each time", true of a live list).
+        for session in list(self._sessions):
+            session.post(dict(_LIST_CHANGED))
 
     def __iter__(self) -> Iterator[Tool]:
-        return iter(self._tools.values())
+        """Every tool in this registry's namespace (own and included, enabled or not)."""
+        return iter(self._every.values())
 
     def __len__(self) -> int:
-        return len(self._tools)
+        return len(self._every)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._tools
+        return name in self._every
 
     def list_tools(self) -> list[dict[str, Any]]:
-        """The ``tools`` array of a ``tools/list`` result, in registration order."""
-        return [entry.listing for entry in self._tools.values()]
+        """The ``tools`` array of a ``tools/list`` result: the served tools, own ones in registration order,
+        then included ones."""
+        return list(self._listing)
 
     @property
     def engine(self) -> Engine:
@@ -331,4 +523,4 @@ class ToolRegistry:
         return run_registry(self, transport, options)
 
     def __repr__(self) -> str:
-        return f"<ToolRegistry {self.name!r} with {len(self._tools)} tools>"
+        return f"<ToolRegistry {self.name!r} with {len(self._every)} tools>"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, Protocol, TypeVar, final, overload
@@ -28,6 +28,7 @@ __all__ = [
     "ToolOptions",
     "check_scopes",
     "check_timeout",
+    "check_tags",
     "describe",
     "tool",
 ]
@@ -80,6 +81,20 @@ class ToolOptions:
 def describe(fn: Callable[..., Any]) -> str:
     module = getattr(fn, "__module__", None) or "?"
     return f"{module}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def check_tags(fn: Callable[..., Any], tags: Iterable[str] | None) -> frozenset[str]:
+    """The labels a tool is grouped by (``registry.disable(tags=...)``), checked at registration."""
+    if tags is None:
+        return frozenset()
+    where = f"function {describe(fn)}"
+    if isinstance(tags, str):
+        raise ToolDefinitionError(f"{where}: tags must be a set of labels, e.g. tags={{{tags!r}}}")
+    checked = frozenset(tags)
+    for tag in checked:
+        if type(tag) is not str or not tag:
+            raise ToolDefinitionError(f"{where}: tags must be non-empty strings, got {tag!r} (e.g. tags={{'admin'}})")
+    return checked
 
 
 def check_scopes(fn: Callable[..., Any], scopes: Sequence[str] | None) -> tuple[str, ...]:
@@ -254,6 +269,7 @@ class Tool:
         "scopes",
         "serialize_output",
         "timeout",
+        "tags",
         "title",
         "validator",
     )
@@ -296,6 +312,8 @@ class Tool:
         A limited tool always runs on an event loop, even from ``registry.handle``, where it can be timed."""
         self.timeout = timeout
         self.needs_loop = self.is_async or self.context_param is not None or timeout is not None
+        # Labels for enabling and disabling groups of tools (``registry.disable(tags=...)``); never published.
+        self.tags: frozenset[str] = frozenset()
 
     def output_checker(self) -> Validator:
         """The compiled ``outputSchema`` checker, made on the first result that needs it (most tools return

@@ -38,7 +38,7 @@ def test_initialize_negotiates_the_revision(registry: ToolRegistry, asked: str, 
     result = response["result"]
     assert result["protocolVersion"] == settled
     assert result["serverInfo"] == {"name": "engine-test", "version": "9.9"}
-    assert result["capabilities"]["tools"] == {"listChanged": False}
+    assert result["capabilities"]["tools"] == {"listChanged": True}
     assert "resultType" not in result
     assert client.session.protocol_version == settled
 
@@ -127,7 +127,7 @@ def test_discover(registry: ToolRegistry) -> None:
     assert result["resultType"] == "complete"
     # A dual-era server names its legacy revisions too (reached through initialize), newest first.
     assert result["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
-    assert result["capabilities"]["tools"] == {"listChanged": False}
+    assert result["capabilities"]["tools"] == {"listChanged": True}
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "engine-test", "version": "9.9"}
     assert type(result["ttlMs"]) is int and result["cacheScope"] in ("public", "private")
 

@@ -113,6 +113,8 @@ class ToolSource(Protocol):
     def call_layers(self) -> tuple[Middleware, ...]: ...
     @property
     def request_layers(self) -> tuple[Middleware, ...]: ...
+    # The live tool list: 2025 sessions to tell of tool-list changes.
+    def watch(self, session: Session) -> None: ...
 
 
 class Served(Protocol):
@@ -479,7 +481,8 @@ class Engine:
     # -- lifecycle ---------------------------------------------------------------------------------------
 
     def _capabilities(self) -> dict[str, Any]:
-        return {"tools": {"listChanged": False}, "logging": {}}
+        # The tool list is live (tools added, removed, enabled or disabled at runtime): 2025 sessions are told.
+        return {"tools": {"listChanged": True}, "logging": {}}
 
     def _server_info(self) -> dict[str, Any]:
         return {"name": self.registry.name, "version": self.registry.version}
@@ -490,6 +493,8 @@ class Engine:
         session.protocol_version = negotiate(params.get("protocolVersion"))
         session.client_capabilities = capabilities if type(capabilities) is dict else {}
         session.client_info = client_info if type(client_info) is dict else {}
+        if session is not _SESSIONLESS:
+            self.registry.watch(session)
         result: dict[str, Any] = {
             "protocolVersion": session.protocol_version,
             "capabilities": self._capabilities(),

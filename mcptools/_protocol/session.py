@@ -36,9 +36,12 @@ class Session:
     """One client's state across messages; the transports create it, ``handle`` reads and updates it."""
 
     __slots__ = (
+        "__weakref__",
         "_id",
         "_ids",
+        "_outlet",
         "_pending",
+        "_posting",
         "_running",
         "client_capabilities",
         "client_info",
@@ -63,6 +66,10 @@ class Session:
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, asyncio.Future[dict[str, Any]]] = {}
         self._running: dict[RequestId, tuple[asyncio.Task[Any], Callable[[], None]]] = {}
+        # Where server-initiated notifications go (stdio's output, HTTP's GET stream, a test client), and the
+        # event loop that owns it: ``post`` may be called from any thread (a sync tool changing the tool list).
+        self._outlet: tuple[asyncio.AbstractEventLoop | None, Send] | None = None
+        self._posting: set[asyncio.Future[None]] = set()
 
     @property
     def id(self) -> str:
@@ -77,6 +84,57 @@ class Session:
         """Whether this session was opened by ``initialize`` (a 2025 revision) rather than per-request
         ``_meta``."""
         return self.protocol_version is not None
+
+    def open_outlet(self, send: Send) -> None:
+        """Let the server send this session notifications of its own (``notifications/tools/list_changed``)
+        through ``send``, on the event loop running now (if any; else on the one running when one is posted).
+        Transports call it for the sessions they keep open."""
+        import asyncio  # lazily: asyncio is most of mcptools' import time
+
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        self._outlet = (loop, send)
+
+    def post(self, message: dict[str, Any]) -> None:
+        """Send a server-initiated notification without waiting; a no-op before ``notifications/initialized``
+        (the spec forbids earlier ones), after ``close`` and on sessions with no outlet. Safe from any thread:
+        the send is scheduled on the outlet's loop."""
+        outlet = self._outlet
+        if outlet is None or self.closed or not self.initialized:
+            return
+        import asyncio
+
+        loop, send = outlet
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is None:
+            loop = running
+        if loop is None or loop.is_closed():
+            return
+
+        def start() -> None:
+            future = asyncio.ensure_future(send(message))
+            self._posting.add(future)
+            future.add_done_callback(self._posted)
+
+        if running is loop:
+            start()
+        else:
+            try:
+                loop.call_soon_threadsafe(start)
+            except RuntimeError:  # the loop closed meanwhile: the session is ending, nobody is listening
+                return
+
+    def _posted(self, future: asyncio.Future[None]) -> None:
+        self._posting.discard(future)
+        # A notification the client can no longer receive (its stream went away) is no failure of the change
+        # that caused it; retrieving the exception keeps asyncio from logging it as unhandled.
+        if not future.cancelled():
+            future.exception()
 
     async def request(self, method: str, params: dict[str, Any], send: Send) -> dict[str, Any]:
         """Send a request to the client on ``send`` and wait for its answer (the result object)."""

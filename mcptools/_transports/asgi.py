@@ -607,12 +607,28 @@ class StreamableHTTPApp:
                     }
                 )
             try:
-                await until_disconnect(entry.closed.wait(), receive)
+                await until_disconnect(self._standalone(entry, send), receive)
             except Disconnected:
                 return
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             entry.standalone = False
+
+    async def _standalone(self, entry: HTTPSession, send: ASGISend) -> None:
+        """Carry the session's server-initiated notifications on its GET stream until the session closes."""
+        while not entry.closed.is_set():
+            for message in entry.take():
+                text = encode_message(message)
+                if text is not None:
+                    await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
+            if entry.outbox:
+                continue
+            waiters = [asyncio.ensure_future(entry.outbox_changed.wait()), asyncio.ensure_future(entry.closed.wait())]
+            try:
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in waiters:
+                    waiter.cancel()
 
     async def _delete(self, headers: Headers, send: ASGISend) -> None:
         if headers.get("mcp-session-id") is None:

@@ -17,7 +17,7 @@ import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
-from typing import Final, final
+from typing import Any, Final, final
 
 from .._protocol.session import Session
 from .streams import EventStream
@@ -33,7 +33,7 @@ EVICTION_SCAN: Final = 64
 class HTTPSession:
     """A 2025 session as HTTP keeps it: the protocol session plus its resumable streams."""
 
-    __slots__ = ("closed", "in_flight", "last_seen", "session", "standalone", "streams")
+    __slots__ = ("closed", "in_flight", "last_seen", "outbox", "outbox_changed", "session", "standalone", "streams")
 
     def __init__(self) -> None:
         self.session = Session()
@@ -43,6 +43,21 @@ class HTTPSession:
         self.closed = asyncio.Event()
         # Requests of this session being answered now: a session with one is never evicted.
         self.in_flight = 0
+        # Server-initiated notifications (the tool list changed) waiting for the GET stream, which carries
+        # them; kept until a GET stream takes them, and each kind once (a second list_changed adds nothing).
+        self.outbox: list[dict[str, Any]] = []
+        self.outbox_changed = asyncio.Event()
+        self.session.open_outlet(self.post)
+
+    async def post(self, message: dict[str, Any]) -> None:
+        if message not in self.outbox:
+            self.outbox.append(message)
+        self.outbox_changed.set()
+
+    def take(self) -> list[dict[str, Any]]:
+        taken, self.outbox = self.outbox, []
+        self.outbox_changed.clear()
+        return taken
 
     @property
     def busy(self) -> bool:

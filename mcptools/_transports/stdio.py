@@ -80,6 +80,9 @@ async def serve_stdio_async(
         async with write_lock:
             await loop.run_in_executor(None, _write_all, writer, data)
 
+    # Notifications of the server's own (the tool list changed) go out on the same stream.
+    session.open_outlet(write)
+
     async def serve_one(message: object) -> None:
         response = await engine.handle(message, session, write)
         if response is not None:
