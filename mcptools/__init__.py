@@ -28,6 +28,7 @@ from mcptools._errors import ToolError
 from mcptools._middleware import Middleware
 from mcptools._middleware import RequestInfo
 from mcptools._middleware import ToolCall
+from mcptools._errors import URLElicitationRequired
 from mcptools._registry import Tool
 from mcptools._registry import ToolAnnotations
 from mcptools._registry import ToolRegistry
@@ -65,6 +66,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolError",
     "ToolRegistry",
+    "URLElicitationRequired",
     "Validator",
     "auth",
     "call_tool",
@@ -87,6 +89,7 @@ def _version() -> str:
         return version("mcptools")
     except PackageNotFoundError:
         return "0.0.0+unknown"
+
 
 # The transports pull in asyncio, sockets and ssl; a tool module that only defines tools should not pay for
 # them at import, so they load on first use (PEP 562).

@@ -15,6 +15,7 @@ vary.
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, final, overload
 
@@ -208,6 +209,21 @@ class Context(Generic[StateT]):
         }
 
     @staticmethod
+    def url_elicitation(message: str, url: str, *, elicitation_id: str | None = None) -> InputRequest:
+        """A URL for the user to visit (2025-11-25's URL mode): sensitive input (credentials, payment, OAuth
+        consent) happens there, out of the client's sight. ``elicitation_id`` names the flow, so the server can
+        match its completion later; a random one is made when none is given."""
+        return {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "url",
+                "message": message,
+                "url": url,
+                "elicitationId": elicitation_id if elicitation_id is not None else secrets.token_urlsafe(16),
+            },
+        }
+
+    @staticmethod
     def sampling(
         messages: str | Sequence[Mapping[str, Any]],
         *,
@@ -241,12 +257,19 @@ class Context(Generic[StateT]):
         missing: dict[str, dict[str, Any]] = {}
         for request in requests.values():
             name = _CAPABILITY.get(request["method"])
-            if name is not None and type(capabilities.get(name)) is not dict:
-                missing[name] = {}
+            if name is None:
+                continue
+            declared = capabilities.get(name)
+            if type(declared) is not dict:
+                missing[name] = {"url": {}} if _is_url_mode(request) else {}
+            elif _is_url_mode(request) and type(declared.get("url")) is not dict:
+                # URL mode is declared on its own (``elicitation: {"url": {}}``); a bare ``{}`` means forms.
+                missing[name] = {"url": {}}
         if missing:
             raise ProtocolError(
                 MISSING_CLIENT_CAPABILITY,
-                f"Missing required client capability: {', '.join(sorted(missing))}",
+                "Missing required client capability: "
+                + ", ".join(f"{key}.url" if value else key for key, value in sorted(missing.items())),
                 {"requiredCapabilities": missing},
             )
 
@@ -321,6 +344,30 @@ class Context(Generic[StateT]):
             return Elicited("accept", content)
         return {"action": "accept", "content": content}
 
+    async def elicit_url(
+        self, message: str, url: str, *, elicitation_id: str | None = None, key: str | None = None
+    ) -> ElicitResult:
+        """Send the user to ``url`` (URL-mode elicitation) and wait for their answer: ``accept`` means they
+        agreed to go (the outcome arrives out of band, at the server behind the URL), ``decline`` or ``cancel``
+        that they did not. Needs the client's ``elicitation.url`` capability (-32021 otherwise)."""
+        name = self._key("elicit", key)
+        answers = await self.ask({name: self.url_elicitation(message, url, elicitation_id=elicitation_id)})
+        return answers[name]  # type: ignore[return-value]
+
+    async def complete_elicitation(self, elicitation_id: str) -> None:
+        """Tell a 2025-11-25 client that the URL-mode flow ``elicitation_id`` finished, so it can retry what
+        waited on it (``notifications/elicitation/complete``); a no-op over 2026-07-28, which has no such
+        notification."""
+        if self._stateless:
+            return
+        await self._send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/elicitation/complete",
+                "params": {"elicitationId": elicitation_id},
+            }
+        )
+
     async def sample(
         self,
         messages: str | Sequence[Mapping[str, Any]],
@@ -365,3 +412,7 @@ class Context(Generic[StateT]):
     def answers(self) -> Mapping[str, Any]:
         """Answers gathered so far by ``ask`` in this call, by key."""
         return self._asked
+
+
+def _is_url_mode(request: InputRequest) -> bool:
+    return request["method"] == "elicitation/create" and request["params"].get("mode") == "url"

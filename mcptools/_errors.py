@@ -7,6 +7,7 @@
     ├── ProtocolError               answer the request with this JSON-RPC error instead of a result
     ├── ClientRequestError          the client answered a Context request (elicit, sample, roots) with an error
     ├── LifespanError               (also a RuntimeError) ``ctx.state`` read while the lifespan is not running
+    ├── URLElicitationRequired      raised BY a tool: the user must visit URLs first (-32042, or input_required)
     └── TargetError                 (``mcptools._target``) a command-line TARGET names no registry
 
 Definition-time problems (a tool or a schema that can never work) raise at decoration or compile time, so the
@@ -32,6 +33,7 @@ __all__ = [
     "SchemaError",
     "ToolDefinitionError",
     "ToolError",
+    "URLElicitationRequired",
 ]
 
 
@@ -82,6 +84,23 @@ class ClientRequestError(MCPToolsError):
 class LifespanError(MCPToolsError, RuntimeError):
     """``ctx.state`` or ``registry.state`` was read while the registry's lifespan is not running (a bare
     ``registry.handle``, or a test that did not enter ``async with registry.running():``)."""
+
+
+class URLElicitationRequired(MCPToolsError):
+    """Raised by a tool that cannot go on until the user completes one or more URL-mode elicitations (an OAuth
+    consent, a payment page), built with ``Context.url_elicitation``.
+
+    A 2025-11-25 session gets JSON-RPC error -32042 with ``data.elicitations``; a 2026-07-28 request gets an
+    ``input_required`` result asking the same questions (keyed by ``elicitationId``). Either way the client
+    retries once the user is done, and the tool runs again from the top.
+    """
+
+    def __init__(self, elicitations: list[dict[str, Any]], message: str | None = None) -> None:
+        if message is None:
+            message = "URL elicitation required" if len(elicitations) == 1 else "URL elicitations required"
+        super().__init__(message)
+        self.message = message
+        self.elicitations = [dict(item.get("params", item)) for item in elicitations]
 
 
 class InputRequired(BaseException):

@@ -38,6 +38,7 @@ SESSION_NOT_FOUND: Final = -32001  # Streamable HTTP: unknown or terminated Mcp-
 # MCP 2026-07-28's codes.
 HEADER_MISMATCH: Final = -32020  # an Mcp-* header disagrees with the body
 MISSING_CLIENT_CAPABILITY: Final = -32021  # the server needs a capability the client did not declare
+URL_ELICITATION_REQUIRED: Final = -32042  # 2025-11-25: the user must finish a URL elicitation, then retry
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022  # the request's revision is not one this server speaks
 
 RequestId: TypeAlias = str | int

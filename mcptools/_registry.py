@@ -69,9 +69,9 @@ class ToolRegistry:
         "_entries",
         "_every",
         "_exports",
-        "_lifespan",
         "_included_exports",
         "_includes",
+        "_lifespan",
         "_listing",
         "_parents",
         "_served",
@@ -355,6 +355,10 @@ class ToolRegistry:
         entry = (other, prefix)
         self._change(lambda: self._includes.append(entry), lambda: self._includes.remove(entry))
         other._parents.add(self)
+
+    def included(self) -> list[ToolRegistry]:
+        """The registries included here directly, in the order they were included."""
+        return [other for other, _ in self._includes]
 
     def _reaches(self, other: ToolRegistry) -> bool:
         """Whether ``self`` is included, directly or not, in ``other`` (including ``other`` would loop)."""

@@ -78,6 +78,11 @@ def load_registry(target: str) -> ToolRegistry:
     if not registries:
         raise TargetError(f"{where} holds no ToolRegistry; create one, or name it as {where}:attribute")
     if len(registries) > 1:
+        # A registry included in another (``registry.include(other)``) is a part, not the server: skip those.
+        included = {id(child) for _, registry in registries.values() for child in registry.included()}
+        roots = {key: entry for key, entry in registries.items() if key not in included}
+        if len(roots) == 1:
+            return next(iter(roots.values()))[1]
         names = ", ".join(sorted(f"{where}:{name}" for name, _ in registries.values()))
         raise TargetError(f"{where} holds several registries; name one: {names}")
     return next(iter(registries.values()))[1]

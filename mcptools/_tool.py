@@ -268,8 +268,8 @@ class Tool:
         "output_schema",
         "scopes",
         "serialize_output",
-        "timeout",
         "tags",
+        "timeout",
         "title",
         "validator",
     )

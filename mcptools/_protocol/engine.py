@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from .._context import Context
-from .._errors import InputRequired, ProtocolError, ToolError
+from .._errors import InputRequired, ProtocolError, ToolError, URLElicitationRequired
 from .._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    URL_ELICITATION_REQUIRED,
     RequestId,
     classify,
     echo_id,
@@ -725,6 +726,17 @@ class Engine:
             return self._input_required(tool.name, arguments, answers, needed, context)
         except ProtocolError:
             raise
+        except URLElicitationRequired as required:
+            if call.legacy:
+                raise ProtocolError(
+                    URL_ELICITATION_REQUIRED, required.message, {"elicitations": required.elicitations}
+                ) from None
+            # 2026-07-28 has no such error: the same questions go out as an input_required round.
+            asked = {
+                str(item.get("elicitationId", index)): {"method": "elicitation/create", "params": item}
+                for index, item in enumerate(required.elicitations)
+            }
+            return self._input_required(tool.name, arguments, answers, InputRequired(asked), context)
         except (Exception, SystemExit) as exc:
             return with_notes(failure_result(tool.name, exc, expose_errors=self.registry.expose_errors), notes)
         finally:

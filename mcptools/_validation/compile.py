@@ -251,4 +251,3 @@ def _finish(generator: Generator) -> tuple[Callable[[Any], bool], Callable[[Any]
             entry[0] = namespace[entry[0]]
     link_dispatch(namespace)
     return namespace["is_valid"], namespace["errors"], source
-

@@ -1,0 +1,357 @@
+"""A client for tests: ``Client(registry)`` drives a registry in memory, over the same engine and call pipeline
+the stdio and HTTP transports use, with no subprocess, pipe or socket.
+
+    async with Client(registry, elicitation=lambda params: {"action": "accept", "content": {"ok": True}}) as c:
+        result = await c.call_tool("book", {"day": "monday"})
+        assert result.text == "booked" and result.progress[-1]["progress"] == 1.0
+
+It speaks either protocol generation (``protocol="2025-11-25"`` and the other 2025 revisions through an
+``initialize`` session; ``"2026-07-28"`` statelessly, answering ``input_required`` rounds itself). Questions a
+tool asks through its ``Context`` are answered by the callbacks given (``elicitation``, ``sampling``, ``roots``);
+a client given none does not declare the capability, exactly like a real one. Progress and log messages are
+collected per call (``result.progress``, ``result.logs``) and for the whole client (``client.notifications``).
+``SyncClient`` is the same for synchronous tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar, Union, final
+
+from typing_extensions import Self
+
+from ._errors import ProtocolError
+from ._jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
+from ._protocol.revisions import (
+    LATEST,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+)
+from ._protocol.session import Session
+
+if TYPE_CHECKING:
+    from ._context import ElicitResult, LogLevel
+    from ._registry import ToolRegistry
+
+__all__ = ["CallResult", "Client", "ElicitationHandler", "Protocol", "SamplingHandler", "SyncClient"]
+
+_T = TypeVar("_T")
+
+Protocol = Literal["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
+# A callback gets the request's params and returns the result object; sync or async, as the test prefers.
+ElicitationHandler: TypeAlias = Callable[[dict[str, Any]], Union["ElicitResult", Awaitable["ElicitResult"]]]
+SamplingHandler: TypeAlias = Callable[[dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]]
+RootsHandler: TypeAlias = Callable[[], Sequence[Mapping[str, Any]] | Awaitable[Sequence[Mapping[str, Any]]]]
+
+_CLIENT_INFO: Final = {"name": "mcptools-testing", "version": "0"}
+_TOOLS_CHANGED: Final = "notifications/tools/list_changed"
+
+
+@final
+@dataclass(slots=True)
+class CallResult:
+    """A ``tools/call`` result, with what the server sent about this call while it ran."""
+
+    content: list[dict[str, Any]]
+    structured_content: dict[str, Any] | None
+    is_error: bool
+    raw: dict[str, Any]
+    progress: list[dict[str, Any]] = field(default_factory=list)
+    logs: list[dict[str, Any]] = field(default_factory=list)
+    rounds: int = 1
+
+    @property
+    def text(self) -> str:
+        """The text blocks of ``content``, joined by newlines (most tools return one)."""
+        return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
+
+    @property
+    def data(self) -> Any:
+        """The structured result when there is one (unwrapped from ``{"result": ...}`` for non-object returns),
+        else ``text``."""
+        structured = self.structured_content
+        if structured is None:
+            return self.text
+        if set(structured) == {"result"}:
+            return structured["result"]
+        return structured
+
+
+@final
+class Client:
+    """An in-memory MCP client for ``registry``: ``async with Client(registry) as client: ...``."""
+
+    __slots__ = (
+        "_ids",
+        "_replies",
+        "_rounds",
+        "_session",
+        "elicitation",
+        "log_level",
+        "notifications",
+        "protocol",
+        "registry",
+        "roots",
+        "sampling",
+    )
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        protocol: Protocol = "2025-11-25",
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[Mapping[str, Any]] | RootsHandler | None = None,
+        log_level: LogLevel | None = None,
+        max_rounds: int = 10,
+    ) -> None:
+        self.registry = registry
+        self.protocol = protocol
+        self.elicitation = elicitation
+        self.sampling = sampling
+        self.roots = roots
+        self.log_level = log_level
+        # Every notification the server sent this client (progress, logs, tools/list_changed), in order.
+        self.notifications: list[dict[str, Any]] = []
+        self._rounds = max_rounds
+        self._ids = itertools.count(1)
+        self._session: Session | None = None
+        self._replies: set[asyncio.Future[Any]] = set()
+
+    # -- lifecycle ----------------------------------------------------------------------------------------
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """What this client declares: one capability per callback it was given."""
+        declared: dict[str, Any] = {}
+        if self.elicitation is not None:
+            declared["elicitation"] = {"form": {}, "url": {}}
+        if self.sampling is not None:
+            declared["sampling"] = {}
+        if self.roots is not None:
+            declared["roots"] = {}
+        return declared
+
+    @property
+    def stateless(self) -> bool:
+        return self.protocol == LATEST
+
+    async def __aenter__(self) -> Self:
+        if not self.stateless:
+            session = self._session = Session()
+            session.open_outlet(self._notified)
+            result = await self._request(
+                "initialize",
+                {"protocolVersion": self.protocol, "capabilities": self.capabilities, "clientInfo": _CLIENT_INFO},
+                self._send_for([]),
+            )
+            if result.get("protocolVersion") != self.protocol:
+                raise ProtocolError(INTERNAL_ERROR, f"the server settled on {result.get('protocolVersion')!r}")
+            await self.registry.engine.handle(
+                {"jsonrpc": "2.0", "method": "notifications/initialized"}, session, self._send_for([])
+            )
+            if self.log_level is not None:
+                await self._request("logging/setLevel", {"level": self.log_level}, self._send_for([]))
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    # -- requests -----------------------------------------------------------------------------------------
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool the server lists for this client, following ``nextCursor`` across pages."""
+        tools: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            result = await self._request("tools/list", params, self._send_for([]))
+            tools.extend(result.get("tools", []))
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                return tools
+            params = {"cursor": cursor}
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
+        """Call a tool and return its result; a JSON-RPC error (unknown tool, missing capability) raises
+        ``ProtocolError``. Over 2026-07-28, ``input_required`` rounds are answered by the callbacks and the
+        call retried until it completes."""
+        seen: list[dict[str, Any]] = []
+        token = f"progress-{next(self._ids)}"
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {}), "_meta": {"progressToken": token}}
+        rounds = 1
+        while True:
+            result = await self._request("tools/call", params, self._send_for(seen))
+            if result.get("resultType") != "input_required":
+                break
+            if rounds >= self._rounds:
+                raise ProtocolError(INTERNAL_ERROR, f"tool {name!r} still wanted input after {rounds} rounds")
+            rounds += 1
+            requests = result.get("inputRequests") or {}
+            responses = {key: await self._answer(ask["method"], ask.get("params", {})) for key, ask in requests.items()}
+            params = {**params, "inputResponses": responses, "requestState": result.get("requestState")}
+        structured = result.get("structuredContent")
+        return CallResult(
+            content=list(result.get("content", [])),
+            structured_content=structured if isinstance(structured, dict) else None,
+            is_error=result.get("isError") is True,
+            raw=result,
+            progress=[m["params"] for m in seen if m["method"] == "notifications/progress"],
+            logs=[m["params"] for m in seen if m["method"] == "notifications/message"],
+            rounds=rounds,
+        )
+
+    async def ping(self) -> None:
+        await self._request("ping", {}, self._send_for([]))
+
+    @property
+    def tool_list_changes(self) -> int:
+        """How many ``notifications/tools/list_changed`` this client has received (2025 sessions)."""
+        return sum(1 for message in self.notifications if message["method"] == _TOOLS_CHANGED)
+
+    async def _request(self, method: str, params: dict[str, Any], send: Callable[..., Awaitable[None]]) -> Any:
+        engine = self.registry.engine
+        if self.stateless:
+            meta: dict[str, Any] = {
+                META_PROTOCOL_VERSION: LATEST,
+                META_CLIENT_CAPABILITIES: self.capabilities,
+                META_CLIENT_INFO: _CLIENT_INFO,
+            }
+            if self.log_level is not None:
+                meta[META_LOG_LEVEL] = self.log_level
+            body = {**params, "_meta": {**params.get("_meta", {}), **meta}}
+            message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": body}
+            response = await engine.handle(message, Session(), send, strict=True)
+        else:
+            if self._session is None:
+                raise RuntimeError("use the client inside 'async with Client(registry) as client:'")
+            message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
+            response = await engine.handle(message, self._session, send)
+        if response is None:
+            raise ProtocolError(INTERNAL_ERROR, f"{method}: the server sent no response (was the call cancelled?)")
+        error = response.get("error")
+        if error is not None:
+            raise ProtocolError(error.get("code", INTERNAL_ERROR), error.get("message", ""), error.get("data"))
+        return response["result"]
+
+    # -- the server's side of the conversation ------------------------------------------------------------
+
+    async def _notified(self, message: dict[str, Any]) -> None:
+        self.notifications.append(message)
+
+    def _send_for(self, seen: list[dict[str, Any]]) -> Callable[[dict[str, Any]], Awaitable[None]]:
+        """The stream of one request: notifications are collected, questions answered by the callbacks."""
+
+        async def send(message: dict[str, Any]) -> None:
+            if "id" not in message:
+                seen.append(message)
+                self.notifications.append(message)
+                return
+            reply = asyncio.ensure_future(self._reply(message, send))
+            self._replies.add(reply)
+            reply.add_done_callback(self._replies.discard)
+
+        return send
+
+    async def _reply(self, message: dict[str, Any], send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        try:
+            result = await self._answer(message["method"], message.get("params") or {})
+            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        except ProtocolError as problem:
+            reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": problem.code, "message": problem.message}}
+        except Exception as exc:
+            reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": INTERNAL_ERROR, "message": str(exc)}}
+        if self._session is not None:
+            await self.registry.engine.handle(reply, self._session, send)
+
+    async def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Answer one server-to-client request with the matching callback."""
+        if method == "elicitation/create" and self.elicitation is not None:
+            return dict(await _maybe_await(self.elicitation(params)))
+        if method == "sampling/createMessage" and self.sampling is not None:
+            return dict(await _maybe_await(self.sampling(params)))
+        if method == "roots/list" and self.roots is not None:
+            roots = self.roots
+            listed = await _maybe_await(roots()) if callable(roots) else roots
+            return {"roots": [dict(root) for root in listed]}
+        if method == "ping":
+            return {}
+        raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} (give the Client a callback for it)")
+
+
+async def _maybe_await(value: _T | Awaitable[_T]) -> _T:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+@final
+class SyncClient:
+    """``Client`` for synchronous tests: ``with SyncClient(registry) as client: client.call_tool(...)``.
+
+    The async client runs on an event loop in a thread of its own, so this works inside a test that already
+    runs a loop too; callbacks run on that thread.
+    """
+
+    __slots__ = ("_loop", "_thread", "client")
+
+    def __init__(self, registry: ToolRegistry, **options: Any) -> None:
+        self.client = Client(registry, **options)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    def _run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        if self._loop is None:
+            coroutine.close()
+            raise RuntimeError("use the client inside 'with SyncClient(registry) as client:'")
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def __enter__(self) -> Self:
+        loop = self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=loop.run_forever, name="mcptools-testing", daemon=True)
+        self._thread.start()
+        self._run(self.client.__aenter__())
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        try:
+            self._run(self.client.__aexit__(kind, value, traceback))
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join()
+            loop.close()
+            self._loop = self._thread = None
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        return self._run(self.client.list_tools())
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
+        return self._run(self.client.call_tool(name, arguments))
+
+    def ping(self) -> None:
+        self._run(self.client.ping())
+
+    @property
+    def notifications(self) -> list[dict[str, Any]]:
+        return self.client.notifications
+
+    @property
+    def tool_list_changes(self) -> int:
+        return self.client.tool_list_changes
