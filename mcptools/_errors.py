@@ -22,6 +22,7 @@ Not in the tree on purpose: ``InputRequired`` (below) is control flow, a ``BaseE
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -95,12 +96,16 @@ class URLElicitationRequired(MCPToolsError):
     retries once the user is done, and the tool runs again from the top.
     """
 
-    def __init__(self, elicitations: list[dict[str, Any]], message: str | None = None) -> None:
+    def __init__(self, elicitations: Sequence[Mapping[str, object]], message: str | None = None) -> None:
         if message is None:
             message = "URL elicitation required" if len(elicitations) == 1 else "URL elicitations required"
         super().__init__(message)
         self.message = message
-        self.elicitations = [dict(item.get("params", item)) for item in elicitations]
+        # Each item is a ``Context.url_elicitation(...)`` request, or its params alone.
+        self.elicitations: list[dict[str, Any]] = []
+        for item in elicitations:
+            params = item.get("params", item)
+            self.elicitations.append(dict(params) if isinstance(params, Mapping) else {})
 
 
 class InputRequired(BaseException):

@@ -104,7 +104,9 @@ def test_include_clashes_are_definition_errors_now_and_later() -> None:
     def issue() -> str:
         return "theirs"
 
-    with pytest.raises(ToolDefinitionError, match=r"'issue' of included registry 'child' would be served as 'gh_issue'"):
+    with pytest.raises(
+        ToolDefinitionError, match=r"'issue' of included registry 'child' would be served as 'gh_issue'"
+    ):
         parent.include(child, prefix="gh_")
     assert child.included() == [] and parent.included() == []
     parent.include(child, prefix="c_")

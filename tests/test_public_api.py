@@ -15,6 +15,7 @@ EXPECTED = [
     "ToolDefinitionError",
     "ToolError",
     "ToolRegistry",
+    "URLElicitationRequired",
     "Validator",
     "call_tool",
     "compile_schema",
@@ -31,8 +32,18 @@ def test_all_is_sorted_and_complete() -> None:
 
 
 def test_no_private_module_leaks_into_the_namespace() -> None:
-    public = {name for name in dir(mcptools) if not name.startswith("_")}
+    # mcptools.testing is a public submodule that ``import mcptools`` never loads (it needs asyncio); once some
+    # test imported it, it is an attribute of the package like any submodule.
+    public = {name for name in dir(mcptools) if not name.startswith("_")} - {"testing"}
     assert public == set(mcptools.__all__)
+
+
+def test_import_mcptools_does_not_load_the_test_client() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, mcptools; print('mcptools.testing' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 
 def test_lazy_names_resolve_and_unknown_names_fail_clearly() -> None:

@@ -1,0 +1,186 @@
+"""``mcptools.testing``: the in-memory client drives every Context feature over both protocol generations, and
+URL-mode elicitation works in both of its forms (also against the official ``mcp`` client)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+import pytest
+
+from mcptools import Context, ProtocolError, ToolRegistry, URLElicitationRequired
+from mcptools.testing import Client, SyncClient
+
+PROTOCOLS = ["2025-11-25", "2025-06-18", "2025-03-26", "2026-07-28"]
+
+registry = ToolRegistry("testing-client")
+
+
+@registry.tool
+async def book(day: str, ctx: Context) -> str:
+    await ctx.report_progress(1, 2)
+    await ctx.info(f"booking {day}")
+    answer = await ctx.elicit("Confirm?", {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+    roots = await ctx.list_roots()
+    reply = await ctx.sample("Say yes", max_tokens=5)
+    await ctx.report_progress(2, 2)
+    return f"{answer['action']} {answer.get('content')} {roots[0]['uri']} {reply['content']['text']}"
+
+
+@registry.tool
+async def login(ctx: Context) -> str:
+    answer = await ctx.elicit_url("Sign in", "https://auth.example/login", elicitation_id="e-1")
+    return answer["action"]
+
+
+@registry.tool
+def needs_consent(granted: bool = False) -> str:
+    if not granted:
+        raise URLElicitationRequired(
+            [Context.url_elicitation("Consent", "https://auth.example/c", elicitation_id="c-1")]
+        )
+    return "granted"
+
+
+@registry.tool
+def plain(count: int) -> dict[str, int]:
+    return {"double": count * 2}
+
+
+def _client(protocol: str, **options: Any) -> Client:
+    return Client(
+        registry,
+        protocol=protocol,  # type: ignore[arg-type]
+        elicitation=lambda params: {"action": "accept", "content": {"ok": True}},
+        roots=[{"uri": "file:///work"}],
+        sampling=lambda params: {"role": "assistant", "content": {"type": "text", "text": "yes"}, "model": "m"},
+        **options,
+    )
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_every_context_feature_over_each_revision(protocol: str) -> None:
+    async def run() -> None:
+        async with _client(protocol, log_level="info") as client:
+            assert [tool["name"] for tool in await client.list_tools()][:2] == ["book", "login"]
+            result = await client.call_tool("book", {"day": "monday"})
+            assert result.text == "accept {'ok': True} file:///work yes"
+            assert [(p["progress"], p["total"]) for p in result.progress] == [(1, 2), (2, 2)]
+            assert result.logs == [{"level": "info", "data": "booking monday"}]
+            # 2026-07-28 answers the three questions over input_required rounds; 2025 over one session.
+            assert result.rounds == (4 if protocol == "2026-07-28" else 1)
+            # 2025-03-26 predates structuredContent: the value arrives as JSON text only.
+            expected: Any = '{"double": 8}' if protocol == "2025-03-26" else {"double": 8}
+            assert (await client.call_tool("plain", {"count": 4})).data == expected
+            invalid = await client.call_tool("plain", {"count": "x"})
+            assert invalid.is_error and invalid.text.startswith("Invalid arguments: ")
+            with pytest.raises(ProtocolError, match="Unknown tool: nope"):
+                await client.call_tool("nope")
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_a_client_without_callbacks_declares_no_capability(protocol: str) -> None:
+    async def run() -> None:
+        async with Client(registry, protocol=protocol) as client:  # type: ignore[arg-type]
+            with pytest.raises(ProtocolError, match="Missing required client capability: elicitation") as caught:
+                await client.call_tool("book", {"day": "monday"})
+            assert caught.value.code == -32021
+
+    asyncio.run(run())
+
+
+def test_sync_client_and_callback_errors() -> None:
+    def refuse(params: dict[str, Any]) -> Any:
+        raise RuntimeError("the user closed the dialog")
+
+    with SyncClient(registry, elicitation=refuse, roots=[], sampling=refuse) as client:
+        failed = client.call_tool("book", {"day": "friday"})
+        # The client's error reaches the tool as ClientRequestError; the tool did not catch it.
+        assert failed.is_error and failed.text == "Tool 'book' failed: ClientRequestError"
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_url_elicitation_in_both_forms(protocol: str) -> None:
+    asked: list[dict[str, Any]] = []
+
+    def answer(params: dict[str, Any]) -> Any:
+        asked.append(params)
+        return {"action": "accept"}
+
+    async def run() -> None:
+        async with Client(registry, protocol=protocol, elicitation=answer) as client:  # type: ignore[arg-type]
+            assert (await client.call_tool("login")).text == "accept"
+            assert asked[-1] == {
+                "mode": "url",
+                "message": "Sign in",
+                "url": "https://auth.example/login",
+                "elicitationId": "e-1",
+            }
+            if protocol == "2026-07-28":
+                # The input-required form: the same question in a round; the retry still lacks consent, so the
+                # tool asks again until the client gives up.
+                with pytest.raises(ProtocolError, match="still wanted input"):
+                    await client.call_tool("needs_consent")
+                assert asked[-1]["elicitationId"] == "c-1"
+            else:
+                with pytest.raises(ProtocolError) as caught:
+                    await client.call_tool("needs_consent")
+                assert caught.value.code == -32042
+                [required] = caught.value.data["elicitations"]
+                assert required == {
+                    "mode": "url",
+                    "message": "Consent",
+                    "url": "https://auth.example/c",
+                    "elicitationId": "c-1",
+                }
+            assert (await client.call_tool("needs_consent", {"granted": True})).text == "granted"
+
+    asyncio.run(run())
+
+
+def test_url_mode_needs_the_url_capability() -> None:
+    async def run() -> None:
+        client = Client(registry, elicitation=lambda params: {"action": "accept"})
+        async with client:
+            assert client._session is not None
+            client._session.client_capabilities = {"elicitation": {}}  # a form-only client
+            with pytest.raises(ProtocolError, match=r"capability: elicitation\.url") as caught:
+                await client.call_tool("login")
+            assert caught.value.data == {"requiredCapabilities": {"elicitation": {"url": {}}}}
+
+    asyncio.run(run())
+
+
+def test_official_client_answers_url_elicitation_and_sees_the_required_error() -> None:
+    pytest.importorskip("mcp")
+    from pathlib import Path
+
+    from mcp import Client as OfficialClient
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.shared.exceptions import MCPError
+
+    seen: list[Any] = []
+
+    async def on_elicit(context: Any, params: Any) -> Any:
+        from mcp_types import ElicitResult
+
+        seen.append(params)
+        return ElicitResult(action="accept")
+
+    target = f"{Path(__file__).resolve()}:registry"
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mcptools", "serve", target])
+
+    async def run() -> None:
+        async with OfficialClient(params, mode="legacy", elicitation_callback=on_elicit) as client:
+            result = await client.call_tool("login", {})
+            assert getattr(result.content[0], "text", None) == "accept"
+            assert seen[0].mode == "url" and seen[0].url == "https://auth.example/login"
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("needs_consent", {})
+            assert caught.value.error.code == -32042
+            assert caught.value.error.data["elicitations"][0]["elicitationId"] == "c-1"
+
+    asyncio.run(asyncio.wait_for(run(), 60))
