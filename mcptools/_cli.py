@@ -15,12 +15,18 @@ import argparse
 import json
 import logging
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ._errors import ToolDefinitionError
+from ._errors import ProtocolError, ToolDefinitionError
+from ._jsonrpc import MISSING_CLIENT_CAPABILITY
+from ._pipeline import run_coroutine as asyncio_run
 from ._serve import add_serve_arguments, run_serve
 from ._stubgen import add_stubgen_arguments, run_stubgen
 from ._target import TargetError, load_registry
+
+if TYPE_CHECKING:
+    from ._registry import ToolRegistry
 
 __all__ = ["main"]
 
@@ -49,17 +55,69 @@ def _call(args: argparse.Namespace) -> int:
         example = '{"location": "Paris"}'
         raise TargetError(f"ARGUMENTS is not valid JSON ({exc}); quote it, e.g. '{example}'") from None
     registry = load_registry(args.target)
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": args.tool, "arguments": arguments},
-    }
-    response = registry.handle(request)
-    assert response is not None
+    # A tool may ask the user something (elicitation): the person at the terminal answers, when there is one.
+    # Without a terminal the client declares no elicitation, and the server's -32021 is explained below.
+    interactive = _is_terminal(sys.stdin)
+    if isinstance(arguments, dict):
+        response = asyncio_run(_call_async(registry, args.tool, arguments, interactive))
+    else:  # refused before any tool runs ("arguments must be an object"): no client needed
+        params = {"name": args.tool, "arguments": arguments}
+        answered = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+        assert answered is not None
+        response = answered
     _print_json(response)
+    error = response.get("error")
+    if isinstance(error, dict) and error.get("code") == MISSING_CLIENT_CAPABILITY:
+        _explain_missing_capability(args.tool, str(error.get("message", "")), interactive)
     result = response.get("result")
     return 0 if isinstance(result, dict) and result.get("isError") is False else 1
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):
+        return False
+
+
+async def _call_async(
+    registry: ToolRegistry, tool: str, arguments: dict[str, Any], interactive: bool
+) -> dict[str, Any]:
+    """One ``tools/call`` through the in-memory client (the engine and pipeline every transport uses), as a
+    2026-07-28 request, so a tool that asks questions gets its answers in input_required rounds."""
+    from ._prompt import TerminalPrompter
+    from .testing import Client
+
+    prompter = TerminalPrompter(sys.stdin, sys.stderr) if interactive else None
+    client = Client(
+        registry,
+        protocol="2026-07-28",
+        elicitation=prompter,
+        roots=[{"uri": Path.cwd().as_uri(), "name": "current directory"}],
+    )
+    async with client:
+        try:
+            called = await client.call_tool(tool, arguments)
+        except ProtocolError as problem:
+            error: dict[str, Any] = {"code": problem.code, "message": problem.message}
+            if problem.data is not None:
+                error["data"] = problem.data
+            return {"jsonrpc": "2.0", "id": 1, "error": error}
+    return {"jsonrpc": "2.0", "id": 1, "result": called.raw}
+
+
+def _explain_missing_capability(tool: str, message: str, interactive: bool) -> None:
+    if "sampling" in message:
+        sys.stderr.write(
+            f"mcptools: tool {tool!r} asks the client's model for a completion (sampling); `mcptools call` has "
+            "no model to ask. Test it with mcptools.testing.Client(registry, sampling=...) or from a real client.\n"
+        )
+    elif "elicitation" in message and not interactive:
+        sys.stderr.write(
+            f"mcptools: tool {tool!r} asks the user for input (elicitation), and stdin is not a terminal to ask "
+            "on; run `mcptools call` in an interactive terminal.\n"
+        )
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar, Union, final
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar, final
 
 from typing_extensions import Self
 
@@ -38,7 +38,7 @@ from ._protocol.revisions import (
 from ._protocol.session import Session
 
 if TYPE_CHECKING:
-    from ._context import ElicitResult, LogLevel
+    from ._context import LogLevel
     from ._registry import ToolRegistry
 
 __all__ = ["CallResult", "Client", "ElicitationHandler", "Protocol", "SamplingHandler", "SyncClient"]
@@ -47,8 +47,10 @@ _T = TypeVar("_T")
 
 Protocol = Literal["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
 # A callback gets the request's params and returns the result object; sync or async, as the test prefers.
-ElicitationHandler: TypeAlias = Callable[[dict[str, Any]], Union["ElicitResult", Awaitable["ElicitResult"]]]
-SamplingHandler: TypeAlias = Callable[[dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]]
+# What an elicitation callback returns is an ``ElicitResult``: {"action": "accept", "content": {...}}, or a
+# decline or cancel; a sampling callback returns a ``CreateMessageResult`` (role, content, model).
+ElicitationHandler: TypeAlias = Callable[[dict[str, Any]], Mapping[str, Any] | Awaitable[Mapping[str, Any]]]
+SamplingHandler: TypeAlias = Callable[[dict[str, Any]], Mapping[str, Any] | Awaitable[Mapping[str, Any]]]
 RootsHandler: TypeAlias = Callable[[], Sequence[Mapping[str, Any]] | Awaitable[Sequence[Mapping[str, Any]]]]
 
 _CLIENT_INFO: Final = {"name": "mcptools-testing", "version": "0"}
