@@ -309,8 +309,26 @@ class SyncClient:
 
     __slots__ = ("_loop", "_thread", "client")
 
-    def __init__(self, registry: ToolRegistry, **options: Any) -> None:
-        self.client = Client(registry, **options)
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        protocol: Protocol = "2025-11-25",
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[Mapping[str, Any]] | RootsHandler | None = None,
+        log_level: LogLevel | None = None,
+        max_rounds: int = 10,
+    ) -> None:
+        self.client = Client(
+            registry,
+            protocol=protocol,
+            elicitation=elicitation,
+            sampling=sampling,
+            roots=roots,
+            log_level=log_level,
+            max_rounds=max_rounds,
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 

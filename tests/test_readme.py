@@ -16,9 +16,16 @@ def python_blocks() -> list[str]:
 def test_readme_has_python_examples_and_they_run() -> None:
     blocks = python_blocks()
     assert blocks
+    namespace: dict[str, Any] = {}
     for block in blocks:
-        namespace: dict[str, Any] = {"__name__": "readme_example"}
+        # A block sees the names of the blocks before it (the testing example tests the Context example's
+        # registry), as a reader following the README would; a test a block defines is run too.
+        namespace["__name__"] = "readme_example"
         exec(compile(block, str(README), "exec"), namespace)
+        for name, value in list(namespace.items()):
+            if name.startswith("test_") and callable(value):
+                value()
+                del namespace[name]
 
 
 def test_the_tour_tool_validates_and_speaks_to_the_model() -> None:
