@@ -10,6 +10,7 @@ on first use; transports reach it through ``registry.engine``.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -49,6 +50,9 @@ Lifespan = Callable[["ToolRegistry"], AbstractAsyncContextManager[Any]]
 P = ParamSpec("P")
 _LIST_CHANGED: dict[str, Any] = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 R = TypeVar("R")
+# Changes to tool lists may come from several threads at once (sync tools run in worker threads) and cascade
+# into the registries that include the changed one: one lock for all of them keeps every derived view whole.
+_CHANGING = threading.RLock()
 
 
 @final
@@ -254,6 +258,14 @@ class ToolRegistry:
             exported = export_schema(entry.input_schema, self.profile, tool=entry.name)
             self._exports[entry.name] = exported
             entry.listing = {**entry.listing, "inputSchema": exported.json_schema()}
+        with _CHANGING:
+            return self._insert(entry, fn)
+
+    def _insert(self, entry: Tool, fn: Callable[..., Any]) -> Tool:
+        if entry.name in self._every:  # another thread registered the name since the check above
+            raise ToolDefinitionError(
+                f"function {describe(fn)}: a tool named {entry.name!r} is already registered; pass name='...'"
+            )
         if not (self._includes or self._parents or self._disabled_names or self._disabled_tags):
             # The common case (a plain registry filled at import time): no need to derive everything again.
             self._tools[entry.name] = entry
@@ -303,18 +315,20 @@ class ToolRegistry:
         ``tools/list`` and calling them answers "Unknown tool", until ``enable`` brings them back. A tag may
         name tools registered later; an unknown name is a ``KeyError`` (a typo would otherwise disable
         nothing)."""
-        wanted, labels = self._selection("disable", names, tags)
-        self._disabled_names |= wanted
-        self._disabled_tags |= labels
-        self._refresh()
+        with _CHANGING:
+            wanted, labels = self._selection("disable", names, tags)
+            self._disabled_names |= wanted
+            self._disabled_tags |= labels
+            self._refresh()
 
     def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
         """Undo ``disable`` for these names and tags. A tool is served when neither its name nor any of its
         tags is disabled, so enabling a name does not override a disabled tag."""
-        wanted, labels = self._selection("enable", names, tags)
-        self._disabled_names -= wanted
-        self._disabled_tags -= labels
-        self._refresh()
+        with _CHANGING:
+            wanted, labels = self._selection("enable", names, tags)
+            self._disabled_names -= wanted
+            self._disabled_tags -= labels
+            self._refresh()
 
     def _selection(self, verb: str, names: tuple[str, ...], tags: Iterable[str]) -> tuple[set[str], set[str]]:
         if isinstance(tags, str):
@@ -372,13 +386,14 @@ class ToolRegistry:
     def _change(self, apply: Callable[[], object], undo: Callable[[], object]) -> None:
         """Make a change and derive everything again; a clash found on the way (here or in a registry that
         includes this one) undoes the change and is raised."""
-        apply()
-        try:
-            self._refresh()
-        except ToolDefinitionError:
-            undo()
-            self._refresh()
-            raise
+        with _CHANGING:
+            apply()
+            try:
+                self._refresh()
+            except ToolDefinitionError:
+                undo()
+                self._refresh()
+                raise
 
     def _allows(self, name: str, tool: Tool) -> bool:
         return name not in self._disabled_names and not (tool.tags and tool.tags & self._disabled_tags)

@@ -183,3 +183,33 @@ def test_listing_advertises_list_changed_and_truthful_cache_fields() -> None:
             assert result["ttlMs"] == 0 and result["resultType"] == "complete"
 
     asyncio.run(run())
+
+
+def test_changes_from_many_threads_at_once_keep_every_view_whole() -> None:
+    parent, child = ToolRegistry("parent"), ToolRegistry("child")
+    parent.include(child, prefix="c_")
+
+    def fill(worker: int) -> None:
+        for index in range(25):
+            target = child if index % 2 else parent
+            target.add(lambda: "x", name=f"t{worker}_{index}")
+
+    threads = [threading.Thread(target=fill, args=(worker,)) for worker in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(child) == 6 * 12 and len(parent) == 6 * 25
+    assert sorted(_names(parent)) == sorted(parent.tools) and len(parent.tools) == 150
+
+
+def test_an_included_tool_keeps_its_registry_s_profile_export() -> None:
+    parent, child = ToolRegistry("parent"), ToolRegistry("child", profile="gemini")
+
+    @child.tool
+    def lookup(query: str) -> str:
+        return query
+
+    parent.include(child, prefix="c_")
+    assert parent.exports["c_lookup"] is child.exports["lookup"]
+    assert parent.list_tools()[0]["inputSchema"] == child.list_tools()[0]["inputSchema"]

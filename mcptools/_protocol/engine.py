@@ -481,9 +481,11 @@ class Engine:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
-    def _capabilities(self) -> dict[str, Any]:
+    def _capabilities(self, *, sessions: bool = True) -> dict[str, Any]:
         # The tool list is live (tools added, removed, enabled or disabled at runtime): 2025 sessions are told.
-        return {"tools": {"listChanged": True}, "logging": {}}
+        # In 2026-07-28 (server/discover) listChanged promises list_changed over subscriptions/listen, which this
+        # server does not offer: there a client learns of changes on its next tools/list (ttlMs 0).
+        return {"tools": {"listChanged": sessions}, "logging": {}}
 
     def _server_info(self) -> dict[str, Any]:
         return {"name": self.registry.name, "version": self.registry.version}
@@ -511,7 +513,7 @@ class Engine:
             "ttlMs": self.list_ttl_ms,
             "cacheScope": self.cache_scope,
             "supportedVersions": supported_versions(modern_only),
-            "capabilities": self._capabilities(),
+            "capabilities": self._capabilities(sessions=False),
             "_meta": {META_SERVER_INFO: self._server_info()},
         }
         if self.registry.instructions is not None:
