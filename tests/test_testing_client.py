@@ -184,3 +184,22 @@ def test_official_client_answers_url_elicitation_and_sees_the_required_error() -
             assert caught.value.error.data["elicitations"][0]["elicitationId"] == "c-1"
 
     asyncio.run(asyncio.wait_for(run(), 60))
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_complete_elicitation_notifies_a_2025_session_only(protocol: str) -> None:
+    finishing = ToolRegistry("finishing")
+
+    @finishing.tool
+    async def finish(ctx: Context) -> str:
+        await ctx.complete_elicitation("e-9")
+        return "done"
+
+    async def run() -> list[dict[str, Any]]:
+        async with Client(finishing, protocol=protocol) as client:  # type: ignore[arg-type]
+            assert (await client.call_tool("finish")).text == "done"
+            return client.notifications
+
+    sent = asyncio.run(run())
+    expected = [{"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": "e-9"}}]
+    assert sent == (expected if protocol == "2025-11-25" else [])
