@@ -48,11 +48,7 @@ Lifespan = Callable[["ToolRegistry"], AbstractAsyncContextManager[Any]]
 """``lifespan=``: a function taking the registry and returning an async context manager (see ``_lifespan``)."""
 
 P = ParamSpec("P")
-_LIST_CHANGED: dict[str, Any] = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 R = TypeVar("R")
-# Changes to tool lists may come from several threads at once (sync tools run in worker threads) and cascade
-# into the registries that include the changed one: one lock for all of them keeps every derived view whole.
-_CHANGING = threading.RLock()
 
 
 @final
@@ -76,10 +72,11 @@ class ToolRegistry:
         "_included_exports",
         "_includes",
         "_lifespan",
+        "_listeners",
         "_listing",
+        "_lock",
         "_parents",
         "_served",
-        "_sessions",
         "_tools",
         "call_layers",
         "expose_errors",
@@ -149,8 +146,13 @@ class ToolRegistry:
         self._served: dict[str, Tool] = {}
         self._listing: list[dict[str, Any]] = []
         self._entries: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {}
-        # The 2025 sessions told of changes; weak, so a session nobody serves any more is forgotten.
-        self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
+        # Who is told when the served tools change (the engines serving this registry, which tell their 2025
+        # sessions); weak, so an engine nobody uses any more is forgotten.
+        self._listeners: list[Callable[[], Callable[[], None] | None]] = []
+        # Changes may come from several threads at once (sync tools run in worker threads). A change locks this
+        # registry, then the ones including it as it cascades upward: includes form no cycle, so neither do
+        # the locks.
+        self._lock = threading.RLock()
         # The protocol state (sealed requestState and cursors, paging) is made on first use: a registry that
         # is only ever called through call_tool never builds it.
         self._engine: Engine | None = None
@@ -258,7 +260,7 @@ class ToolRegistry:
             exported = export_schema(entry.input_schema, self.profile, tool=entry.name)
             self._exports[entry.name] = exported
             entry.listing = {**entry.listing, "inputSchema": exported.json_schema()}
-        with _CHANGING:
+        with self._lock:
             return self._insert(entry, fn)
 
     def _insert(self, entry: Tool, fn: Callable[..., Any]) -> Tool:
@@ -315,7 +317,7 @@ class ToolRegistry:
         ``tools/list`` and calling them answers "Unknown tool", until ``enable`` brings them back. A tag may
         name tools registered later; an unknown name is a ``KeyError`` (a typo would otherwise disable
         nothing)."""
-        with _CHANGING:
+        with self._lock:
             wanted, labels = self._selection("disable", names, tags)
             self._disabled_names |= wanted
             self._disabled_tags |= labels
@@ -324,7 +326,7 @@ class ToolRegistry:
     def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
         """Undo ``disable`` for these names and tags. A tool is served when neither its name nor any of its
         tags is disabled, so enabling a name does not override a disabled tag."""
-        with _CHANGING:
+        with self._lock:
             wanted, labels = self._selection("enable", names, tags)
             self._disabled_names -= wanted
             self._disabled_tags -= labels
@@ -386,7 +388,7 @@ class ToolRegistry:
     def _change(self, apply: Callable[[], object], undo: Callable[[], object]) -> None:
         """Make a change and derive everything again; a clash found on the way (here or in a registry that
         includes this one) undoes the change and is raised."""
-        with _CHANGING:
+        with self._lock:
             apply()
             try:
                 self._refresh()
@@ -433,20 +435,30 @@ class ToolRegistry:
         if changed:
             self._announce()
         for parent in list(self._parents):
-            parent._refresh()
+            with parent._lock:
+                parent._refresh()
 
     # -- telling clients ----------------------------------------------------------------------------------
 
-    def watch(self, session: Session) -> None:
-        """Tell ``session`` (an initialized 2025 session with an outlet) of every later change to the served
-        tools; the engine calls it at ``initialize``."""
-        self._sessions.add(session)
+    def on_tools_changed(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` whenever the served tools change (a bound method is held weakly); each engine
+        serving this registry subscribes, and tells its open 2025 sessions."""
+        try:
+            reference: Callable[[], Callable[[], None] | None] = weakref.WeakMethod(callback)
+        except TypeError:  # not a bound method: kept as long as the registry
+            reference = lambda: callback  # noqa: E731
+        self._listeners.append(reference)
 
     def _announce(self) -> None:
         # 2026-07-28 clients hold no session: they see the change on their next tools/list (ttlMs says how long
         # a list stays fresh; the engine's default 0 means "ask again each time", true of a live list).
-        for session in list(self._sessions):
-            session.post(dict(_LIST_CHANGED))
+        alive = []
+        for reference in self._listeners:
+            callback = reference()
+            if callback is not None:
+                callback()
+                alive.append(reference)
+        self._listeners = alive
 
     def __iter__(self) -> Iterator[Tool]:
         """Every tool in this registry's namespace (own and included, enabled or not)."""

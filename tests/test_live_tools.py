@@ -213,3 +213,19 @@ def test_an_included_tool_keeps_its_registry_s_profile_export() -> None:
     parent.include(child, prefix="c_")
     assert parent.exports["c_lookup"] is child.exports["lookup"]
     assert parent.list_tools()[0]["inputSchema"] == child.list_tools()[0]["inputSchema"]
+
+
+def test_listeners_are_told_of_changes_and_engines_are_held_weakly() -> None:
+    import gc
+
+    from mcptools._protocol.engine import Engine
+
+    registry = _registry()
+    heard: list[str] = []
+    registry.on_tools_changed(lambda: heard.append("changed"))
+    Engine(registry)  # subscribes, then is dropped: the registry must not keep it alive
+    gc.collect()
+    registry.disable("hello")
+    registry.disable("hello")  # nothing served changed: nobody is told
+    assert heard == ["changed"]
+    assert len(registry._listeners) == 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -114,8 +115,8 @@ class ToolSource(Protocol):
     def call_layers(self) -> tuple[Middleware, ...]: ...
     @property
     def request_layers(self) -> tuple[Middleware, ...]: ...
-    # The live tool list: 2025 sessions to tell of tool-list changes.
-    def watch(self, session: Session) -> None: ...
+    # The live tool list: called back on every change to it.
+    def on_tools_changed(self, callback: Callable[[], None]) -> None: ...
 
 
 class Served(Protocol):
@@ -156,7 +157,7 @@ class _Call:
 class Engine:
     """Serves one registry over either protocol generation; transports call ``handle`` for every message."""
 
-    __slots__ = ("cache_scope", "list_ttl_ms", "page_size", "registry", "sealer")
+    __slots__ = ("__weakref__", "_sessions", "cache_scope", "list_ttl_ms", "page_size", "registry", "sealer")
 
     def __init__(
         self,
@@ -175,6 +176,16 @@ class Engine:
         # runtime).
         self.list_ttl_ms = list_ttl_ms
         self.cache_scope = cache_scope
+        # The 2025 sessions this engine opened, told when the registry's tools change; weak, so a session nobody
+        # serves any more is forgotten.
+        self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
+        registry.on_tools_changed(self._tools_changed)
+
+    def _tools_changed(self) -> None:
+        """The served tools changed: every open, initialized 2025 session gets ``notifications/tools/list_changed``
+        (from whatever thread made the change; see ``Session.post``)."""
+        for session in list(self._sessions):
+            session.post({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
     # -- entry point -------------------------------------------------------------------------------------
 
@@ -497,7 +508,7 @@ class Engine:
         session.client_capabilities = capabilities if type(capabilities) is dict else {}
         session.client_info = client_info if type(client_info) is dict else {}
         if session is not _SESSIONLESS:
-            self.registry.watch(session)
+            self._sessions.add(session)
         result: dict[str, Any] = {
             "protocolVersion": session.protocol_version,
             "capabilities": self._capabilities(),
