@@ -306,14 +306,14 @@ class Tool:
         self.scopes: tuple[str, ...] = ()
         self.timeout: float | None = None
         self.needs_loop = self.is_async or self.context_param is not None
+        # Labels for enabling and disabling groups of tools (``registry.disable(tags=...)``); never published.
+        self.tags: frozenset[str] = frozenset()
 
     def set_timeout(self, timeout: float | None) -> None:
         """The time limit in seconds (checked by ``check_timeout``): past it the call ends with an error result.
         A limited tool always runs on an event loop, even from ``registry.handle``, where it can be timed."""
         self.timeout = timeout
         self.needs_loop = self.is_async or self.context_param is not None or timeout is not None
-        # Labels for enabling and disabling groups of tools (``registry.disable(tags=...)``); never published.
-        self.tags: frozenset[str] = frozenset()
 
     def output_checker(self) -> Validator:
         """The compiled ``outputSchema`` checker, made on the first result that needs it (most tools return

@@ -20,6 +20,7 @@ import inspect
 import itertools
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar, final
@@ -95,6 +96,7 @@ class Client:
         "_ids",
         "_replies",
         "_rounds",
+        "_running",
         "_session",
         "elicitation",
         "log_level",
@@ -127,6 +129,8 @@ class Client:
         self._rounds = max_rounds
         self._ids = itertools.count(1)
         self._session: Session | None = None
+        # The registry's lifespan, entered for as long as this client is open (as a server would).
+        self._running: AbstractAsyncContextManager[Any] | None = None
         self._replies: set[asyncio.Future[Any]] = set()
 
     # -- lifecycle ----------------------------------------------------------------------------------------
@@ -148,8 +152,19 @@ class Client:
         return self.protocol == LATEST
 
     async def __aenter__(self) -> Self:
+        running = self.registry.running()
+        await running.__aenter__()
+        self._running = running
+        try:
+            await self._open()
+        except BaseException as exc:
+            await self.__aexit__(type(exc), exc, exc.__traceback__)
+            raise
+        return self
+
+    async def _open(self) -> None:
         if not self.stateless:
-            session = self._session = Session()
+            session = self._session = Session(peer="memory")
             session.open_outlet(self._notified)
             result = await self._request(
                 "initialize",
@@ -163,7 +178,6 @@ class Client:
             )
             if self.log_level is not None:
                 await self._request("logging/setLevel", {"level": self.log_level}, self._send_for([]))
-        return self
 
     async def __aexit__(
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
@@ -171,6 +185,9 @@ class Client:
         if self._session is not None:
             self._session.close()
             self._session = None
+        running, self._running = self._running, None
+        if running is not None:
+            await running.__aexit__(kind, value, traceback)
 
     # -- requests -----------------------------------------------------------------------------------------
 
@@ -235,7 +252,7 @@ class Client:
                 meta[META_LOG_LEVEL] = self.log_level
             body = {**params, "_meta": {**params.get("_meta", {}), **meta}}
             message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": body}
-            response = await engine.handle(message, Session(), send, strict=True)
+            response = await engine.handle(message, Session(peer="memory"), send, strict=True)
         else:
             if self._session is None:
                 raise RuntimeError("use the client inside 'async with Client(registry) as client:'")

@@ -203,3 +203,31 @@ def test_complete_elicitation_notifies_a_2025_session_only(protocol: str) -> Non
     sent = asyncio.run(run())
     expected = [{"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": "e-9"}}]
     assert sent == (expected if protocol == "2025-11-25" else [])
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_the_client_runs_the_registry_lifespan_around_its_session(protocol: str) -> None:
+    from collections.abc import AsyncIterator
+    from contextlib import asynccontextmanager
+
+    events: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(_registry: ToolRegistry) -> AsyncIterator[dict[str, str]]:
+        events.append("start")
+        yield {"greeting": "hi"}
+        events.append("stop")
+
+    served = ToolRegistry("with-lifespan", lifespan=lifespan)
+
+    @served.tool
+    async def greet(ctx: Context) -> str:
+        return str(ctx.state["greeting"])
+
+    async def main() -> None:
+        async with Client(served, protocol=protocol) as client:  # type: ignore[arg-type]
+            assert events == ["start"]
+            assert (await client.call_tool("greet")).text == "hi"
+        assert events == ["start", "stop"]
+
+    asyncio.run(main())
