@@ -173,10 +173,25 @@ def prepare(port: int, mode: str) -> tuple[dict[str, Any], dict[str, str]]:
     return body, headers
 
 
-def lua_script(body: dict[str, Any], headers: dict[str, str]) -> str:
+def lua_script(body: dict[str, Any], headers: dict[str, str], unique_ids: bool = False) -> str:
+    """wrk's script: the same POST every time; with ``unique_ids`` each request gets an id of its own (in one
+    session, JSON-RPC ids of requests in flight must differ: the official SDK routes answers by id, so 16
+    connections repeating one id get each other's answers or 500 "Session terminated")."""
     lines = ['wrk.method = "POST"', f"wrk.body = {json.dumps(json.dumps(body))}"]
     all_headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers}
     lines += [f"wrk.headers[{json.dumps(k)}] = {json.dumps(v)}" for k, v in all_headers.items()]
+    if unique_ids:
+        template = json.dumps({**body, "id": "@ID@"}).replace("%", "%%").replace('"@ID@"', "%d")
+        lines += [
+            "local threads = 0",
+            "function setup(thread) threads = threads + 1; thread:set('base', threads * 1000000000) end",
+            "local counter = 0",
+            f"local template = {json.dumps(template)}",
+            "function request()",
+            "  counter = counter + 1",
+            "  return wrk.format(nil, nil, nil, string.format(template, base + counter))",
+            "end",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -318,7 +333,7 @@ def main() -> int:
                         skipped[server] = f"failed: {exc}"[:120]
                         continue
                     script = scratch / f"{server}-{mode}.lua"
-                    script.write_text(lua_script(body, headers))
+                    script.write_text(lua_script(body, headers, unique_ids=mode == "session"))
                     running[(server, mode)] = (process, port, script)
                     rows[(server, mode)] = Row(server, mode)
             for round_number in range(args.rounds):
