@@ -23,7 +23,6 @@ from .._json import JSONObject
 from .docstrings import parse_docstring
 from .model import (
     MISSING,
-    STD_MODULES,
     AnyNode,
     ArrayContainer,
     ArrayNode,
@@ -38,6 +37,7 @@ from .model import (
     StdNode,
     TupleNode,
     UnionNode,
+    in_std_module,
     json_kind,
     union_problem,
 )
@@ -247,7 +247,7 @@ class HintReader:
                 return ArrayNode(AnyNode(), "tuple")
             if hint in _MAPPINGS:
                 return DictNode(None, AnyNode())
-            if hint is bytes or hint.__module__ in STD_MODULES:
+            if hint is bytes or in_std_module(hint):
                 from .stdtypes import std_type_of
 
                 std = std_type_of(hint)

@@ -26,7 +26,7 @@ import inspect
 from enum import Enum
 from typing import Any, ClassVar, Final, get_origin
 
-from .model import STD_MODULES
+from .model import in_std_module
 from .pydantic_support import is_model_class
 
 __all__ = ["NotJSON", "annotated_attributes", "jsonify", "to_json"]
@@ -57,7 +57,7 @@ def jsonify(value: Any, path: str = "") -> Any:
         return jsonify(value.value, path)
     if isinstance(value, _SCALARS):  # subclasses of str/int/float (a str-valued class that is not an Enum)
         return value
-    if cls is bytes or cls.__module__ in STD_MODULES:
+    if cls is bytes or in_std_module(cls):
         from .stdtypes import dump_std, is_std_value
 
         if is_std_value(value):

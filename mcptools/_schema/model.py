@@ -71,6 +71,12 @@ MISSING: Final = _Missing()
 STD_MODULES: Final = frozenset({"datetime", "uuid", "decimal", "pathlib", "ipaddress"})
 
 
+def in_std_module(cls: type) -> bool:
+    """Whether ``cls`` comes from one of ``STD_MODULES``, by its top-level package: 3.13 defines ``Path`` in
+    ``pathlib._local``, so the exact module name differs between versions."""
+    return cls.__module__.partition(".")[0] in STD_MODULES
+
+
 def json_kind(value: object) -> str | None:
     """The JSON type of a decoded JSON value (``integer`` for int, ``number`` for float), None if not JSON."""
     return _KIND_OF_PYTHON_TYPE.get(type(value))
