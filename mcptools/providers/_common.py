@@ -219,6 +219,15 @@ async def acall_all(
     return list(await asyncio.gather(*(one(call) for call in calls)))
 
 
+def calls_container(calls: Any, provider: str, forms: str) -> dict[str, Any] | list[Any]:
+    """``calls`` as its dict or list form; anything else is refused by name, never read as "no calls"
+    (an agent that answered nothing would fail far from the cause, at the provider's next request)."""
+    value = plain(calls)
+    if not isinstance(value, (dict, list)):
+        raise TypeError(f"{provider}.run() takes {forms}; got {type(calls).__name__}")
+    return value
+
+
 def items_of(value: Any, keys: tuple[str, ...]) -> list[Any]:
     """The first list found under one of ``keys`` in a dict, else []."""
     for key in keys:

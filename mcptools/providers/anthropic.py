@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, items_of, plain, toolset
+from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, calls_container, items_of, plain, toolset
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
@@ -42,7 +42,7 @@ def tools(registry: ToolRegistry, *, strict: bool = False) -> list[dict[str, Any
 
 
 def _calls(calls: Any) -> list[Call]:
-    value = plain(calls)
+    value: Any = calls_container(calls, "anthropic", "a Message, its content, or tool_use blocks")
     if isinstance(value, dict):
         value = items_of(value, ("content",)) if "content" in value else [value]
     found: list[Call] = []

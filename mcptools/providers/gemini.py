@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, items_of, plain, toolset
+from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, calls_container, items_of, plain, toolset
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
@@ -40,7 +40,9 @@ def tools(registry: ToolRegistry, *, json_schema: bool = False) -> list[dict[str
 
 
 def _calls(calls: Any) -> list[Call]:
-    value = plain(calls)
+    value: Any = calls_container(
+        calls, "gemini", "a GenerateContentResponse, a Content, its parts, or function_call parts"
+    )
     if isinstance(value, dict):
         if "candidates" in value:
             candidates = value["candidates"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, items_of, plain, toolset
+from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, calls_container, items_of, plain, toolset
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
@@ -45,8 +45,12 @@ def tools(
 
 def _calls(calls: Any) -> list[tuple[Call, bool]]:
     """(call, is it a Responses item) for each tool call in whatever form the SDK handed over."""
-    value = plain(calls)
+    value: Any = calls_container(
+        calls, "openai", "a ChatCompletion, a Choice, its message, its tool_calls, a Responses response or its output"
+    )
     if isinstance(value, dict):
+        if isinstance(value.get("message"), dict) and "choices" not in value:  # a Choice
+            value = value["message"]
         if "choices" in value:
             choices = value["choices"]
             value = plain(choices[0]).get("message", {}) if choices else {}
