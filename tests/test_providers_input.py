@@ -34,7 +34,9 @@ def test_an_openai_choice_is_read_through_its_message() -> None:
         "finish_reason": "tool_calls",
         "message": {
             "role": "assistant",
-            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "echo", "arguments": '{"text": "hi"}'}}],
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "echo", "arguments": '{"text": "hi"}'}}
+            ],
         },
     }
     assert p_openai.run(registry, choice) == [{"role": "tool", "tool_call_id": "c1", "content": "hi"}]
