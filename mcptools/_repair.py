@@ -25,7 +25,7 @@ from ._validation import Validator
 if TYPE_CHECKING:
     pass
 
-__all__ = ["DEFAULT_REPAIRS", "REPAIRS", "repair", "repair_arguments", "repairs_option"]
+__all__ = ["DEFAULT_REPAIRS", "REPAIRS", "could_repair", "repair", "repair_arguments", "repairs_option"]
 
 logger = logging.getLogger("mcptools")
 
@@ -50,6 +50,45 @@ def repairs_option(value: object, *, where: str) -> frozenset[str]:
             return frozenset(value)
         raise ValueError(f"{where}: unknown repair {unknown[0]!r}; the repairs are {', '.join(REPAIRS)}")
     raise ValueError(f"{where}: repair= takes True, False or a list of repair names ({', '.join(REPAIRS)})")
+
+
+# What type a node must declare for each repair to have anything to do there (a node with no declared type
+# accepts the value as it is, so no repair applies). null-absent is left out: it is always tried.
+_TARGET_KINDS: Final = {
+    "number-text": frozenset({"integer", "number"}),
+    "boolean-text": frozenset({"boolean"}),
+    "json-text": frozenset({"object", "array"}),
+    "single-item": frozenset({"array"}),
+}
+
+
+def could_repair(schema: Mapping[str, Any], enabled: frozenset[str]) -> bool:
+    """Whether any repair in ``enabled`` could ever apply to arguments of ``schema``.
+
+    Answered once per tool, so a tool whose arguments no repair can reach (the weather tool under the default
+    json-text: no argument takes an object or array) pays nothing for it on an invalid call. Conservative: it
+    reads every type declared below the arguments object (and the root's own, if a ``$ref`` points back to it).
+    """
+    if "null-absent" in enabled:
+        return True
+    kinds: set[str] = set()
+
+    def scan(node: Any, is_root: bool) -> None:
+        if isinstance(node, dict):
+            if not is_root:
+                kinds.update(_types(node))
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.rstrip("/") in ("#", ""):
+                kinds.update(_types(schema))
+            for key, value in node.items():
+                if key not in ("enum", "const", "default", "examples"):
+                    scan(value, False)
+        elif isinstance(node, list):
+            for value in node:
+                scan(value, False)
+
+    scan(schema, True)
+    return any(kinds & _TARGET_KINDS[name] for name in enabled if name in _TARGET_KINDS)
 
 
 def _show(value: Any) -> str:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from provider_support import tools, values
 
 from mcptools import ToolDefinitionError, ToolRegistry, call_tool, compile_schema, validate
-from mcptools._repair import REPAIRS, repair
+from mcptools._repair import REPAIRS, could_repair, repair
 from mcptools.providers import anthropic as p_anthropic
 
 SCHEMA: dict[str, Any] = {
@@ -101,6 +101,17 @@ def test_json_text_of_a_string_array_is_ambiguous_with_single_item() -> None:
     assert repair({"days": 1, "tags": '["a"]'}, SCHEMA, CHECKER) is None
     fixed = repair({"days": 1, "tags": '["a"]'}, SCHEMA, CHECKER, ["json-text"])
     assert fixed is not None and fixed[0] == {"days": 1, "tags": ["a"]}
+
+
+def test_a_tool_no_enabled_repair_can_reach_skips_the_walk() -> None:
+    weather = {"type": "object", "properties": {"location": {"type": "string"}, "days": {"type": "integer"}}}
+    assert not could_repair(weather, frozenset({"json-text"}))  # the MCP default has nowhere to act
+    assert could_repair(weather, frozenset({"number-text"}))
+    nested = {"type": "object", "properties": {"where": {"type": "object", "properties": {}}}}
+    assert could_repair(nested, frozenset({"json-text"}))
+    recursive = {"type": "object", "properties": {"child": {"$ref": "#"}}}
+    assert could_repair(recursive, frozenset({"json-text"}))
+    assert could_repair(weather, frozenset({"null-absent"}))
 
 
 def test_only_the_enabled_repairs_run() -> None:
@@ -248,6 +259,10 @@ def test_repair_makes_an_invalid_value_pass_only_through_single_repairs(
         )
         broken = {**value, key: data.draw(anything)}
     assume(not checker.is_valid(broken))
+    for name in REPAIRS:
+        # The per-tool precheck that lets invalid calls skip the walk never rules out a repair that applies.
+        if repair(broken, schema, checker, [name]) is not None:
+            assert could_repair(schema, frozenset({name}))
     fixed = repair(broken, schema, checker)
     if fixed is None:
         return

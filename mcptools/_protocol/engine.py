@@ -49,7 +49,7 @@ from .._pipeline import (
     with_notes,
 )
 from .._pipeline import finish as finish_call
-from .._repair import repair_arguments
+from .._repair import could_repair, repair_arguments
 from ..auth import auth_enforced, missing_scopes, visible
 from .request_rules import (
     INVALID_REQUEST_TEXT,
@@ -157,7 +157,16 @@ class _Call:
 class Engine:
     """Serves one registry over either protocol generation; transports call ``handle`` for every message."""
 
-    __slots__ = ("__weakref__", "_sessions", "cache_scope", "list_ttl_ms", "page_size", "registry", "sealer")
+    __slots__ = (
+        "__weakref__",
+        "_repairable",
+        "_sessions",
+        "cache_scope",
+        "list_ttl_ms",
+        "page_size",
+        "registry",
+        "sealer",
+    )
 
     def __init__(
         self,
@@ -179,6 +188,9 @@ class Engine:
         # The 2025 sessions this engine opened, told when the registry's tools change; weak, so a session nobody
         # serves any more is forgotten.
         self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
+        # Per tool name: the tool and whether the registry's repairs could ever reach its arguments (could_repair),
+        # so an invalid call to a tool no repair can help skips the repair walk.
+        self._repairable: dict[str, tuple[Tool, frozenset[str], bool]] = {}
         registry.on_tools_changed(self._tools_changed)
 
     def _tools_changed(self) -> None:
@@ -616,7 +628,14 @@ class Engine:
         return self._repair if self.registry.repair else None
 
     def _repair(self, tool: Tool, arguments: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]] | None:
-        return repair_arguments(self.registry.repair, tool.name, tool.input_schema, tool.validator, arguments)
+        enabled = self.registry.repair
+        known = self._repairable.get(tool.name)
+        if known is None or known[0] is not tool or known[1] is not enabled:
+            known = (tool, enabled, could_repair(tool.input_schema, enabled))
+            self._repairable[tool.name] = known
+        if not known[2]:
+            return None
+        return repair_arguments(enabled, tool.name, tool.input_schema, tool.validator, arguments)
 
     def _adapt_hook(self) -> Adapt | None:
         """The registry's ``profile=`` as the pipeline's hook; ``None`` when it publishes schemas as they are."""
