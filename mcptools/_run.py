@@ -20,6 +20,7 @@ import logging
 import os
 import secrets
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -54,6 +55,8 @@ HOSTS_ENV: Final = "MCPTOOLS_ALLOWED_HOSTS"
 STATELESS_ENV: Final = "MCPTOOLS_STATELESS_ONLY"
 # The NAME given to --bearer-token-env (the token itself stays where the user put it).
 TOKEN_ENV: Final = "MCPTOOLS_BEARER_TOKEN_ENV"
+# The scopes --bearer-token-scopes grants the static token's holder, space-separated.
+TOKEN_SCOPES_ENV: Final = "MCPTOOLS_BEARER_TOKEN_SCOPES"
 # The arguments after `--` (`mcptools serve app.py -- --local-timezone UTC`), as JSON: each worker's sys.argv.
 ARGV_ENV: Final = "MCPTOOLS_TARGET_ARGV"
 
@@ -71,6 +74,7 @@ class RunOptions:
     allowed_hosts: list[str] | None = None
     stateless: bool = False
     bearer_token_env: str | None = None
+    bearer_token_scopes: Sequence[str] = ()
     auth: AuthSettings | None = None
     timeout_headers: float | None = None
     timeout_body: float | None = None
@@ -78,10 +82,28 @@ class RunOptions:
     stack: str = "auto"
 
 
-def static_auth(token: str) -> AuthSettings:
+def static_auth(token: str, scopes: Iterable[str] = ()) -> AuthSettings:
+    """The one shared token of ``--bearer-token-env``; its holder has ``scopes`` (so ``scopes=`` tools work)."""
     from .auth import AuthSettings, StaticTokenVerifier
 
-    return AuthSettings(StaticTokenVerifier(token))
+    return AuthSettings(StaticTokenVerifier(token, scopes=scopes))
+
+
+def split_scopes(text: str) -> list[str]:
+    """``"read write"`` or ``"read,write"``: the scope list of --bearer-token-scopes."""
+    return [scope for scope in text.replace(",", " ").split() if scope]
+
+
+def _timeout_problem(options: RunOptions) -> str | None:
+    # A zero or negative limit would turn the guard off without saying so: refuse it instead.
+    for flag, value in (
+        ("--timeout-headers", options.timeout_headers),
+        ("--timeout-body", options.timeout_body),
+        ("--timeout-keep-alive", options.timeout_keep_alive),
+    ):
+        if value is not None and not value > 0:
+            return f"{flag} must be a number of seconds above 0, got {value:g}"
+    return None
 
 
 def allowed_hosts(extra: list[str] | None, bound: str = "") -> list[str]:
@@ -107,6 +129,10 @@ def serve_http(registry: Served, options: RunOptions, target: str | None) -> int
     except ValueError as exc:
         sys.stderr.write(f"mcptools: --allow-host: {exc}\n")
         return 2
+    problem = _timeout_problem(options)
+    if problem is not None:
+        sys.stderr.write(f"mcptools: {problem}\n")
+        return 2
     stateless = options.stateless or options.workers > 1
     auth = options.auth
     if options.bearer_token_env is not None:
@@ -116,8 +142,12 @@ def serve_http(registry: Served, options: RunOptions, target: str | None) -> int
                 f"mcptools: --bearer-token-env: environment variable {options.bearer_token_env} is empty\n"
             )
             return 2
-        auth = static_auth(token)
+        auth = static_auth(token, options.bearer_token_scopes)
         os.environ[TOKEN_ENV] = options.bearer_token_env
+        os.environ[TOKEN_SCOPES_ENV] = " ".join(options.bearer_token_scopes)
+    elif options.bearer_token_scopes:
+        sys.stderr.write("mcptools: --bearer-token-scopes needs --bearer-token-env (the token they belong to)\n")
+        return 2
     if options.workers > 1 and (target is None or options.auth is not None):
         why = "auth= objects cannot reach worker processes" if target is not None else "no file to load them from"
         sys.stderr.write(f"mcptools: workers > 1 needs a TARGET the workers can import ({why})\n")

@@ -18,7 +18,18 @@ import os
 import sys
 
 from ._errors import ToolDefinitionError
-from ._run import ARGV_ENV, HOSTS_ENV, STATELESS_ENV, TARGET_ENV, TOKEN_ENV, RunOptions, serve_http, static_auth
+from ._run import (
+    ARGV_ENV,
+    HOSTS_ENV,
+    STATELESS_ENV,
+    TARGET_ENV,
+    TOKEN_ENV,
+    TOKEN_SCOPES_ENV,
+    RunOptions,
+    serve_http,
+    split_scopes,
+    static_auth,
+)
 from ._target import TargetError, load_registry
 from ._transports.asgi import StreamableHTTPApp, create_app
 from ._transports.asgi_server import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_KEEP_ALIVE
@@ -50,6 +61,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         default=None,
         help="require 'Authorization: Bearer <token>' equal to the value of environment variable NAME",
+    )
+    parser.add_argument(
+        "--bearer-token-scopes",
+        metavar="SCOPES",
+        default="",
+        help="the scopes that token's holder has, space- or comma-separated (for tools declared with scopes=)",
     )
     parser.add_argument(
         "--timeout-headers",
@@ -93,7 +110,9 @@ def app_from_environment() -> StreamableHTTPApp:
         load_registry(target),
         allowed_hosts=hosts or None,
         stateless_only=os.environ.get(STATELESS_ENV) == "1",
-        auth=static_auth(os.environ.get(token_env, "")) if token_env else None,
+        auth=static_auth(os.environ.get(token_env, ""), split_scopes(os.environ.get(TOKEN_SCOPES_ENV, "")))
+        if token_env
+        else None,
     )
 
 
@@ -105,6 +124,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         allowed_hosts=args.allow_host,
         stateless=args.stateless,
         bearer_token_env=args.bearer_token_env,
+        bearer_token_scopes=split_scopes(args.bearer_token_scopes),
         timeout_headers=args.timeout_headers,
         timeout_body=args.timeout_body,
         timeout_keep_alive=args.timeout_keep_alive,

@@ -581,3 +581,76 @@ def test_a_hostile_host_cannot_break_out_of_the_challenge_when_the_host_check_is
     assert reply.headers["www-authenticate"] == (
         'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"'
     )
+
+
+# -- what `mcptools serve` is told: the static token's scopes, the well-known paths, the limits --------------
+
+
+def test_metadata_for_a_path_this_server_does_not_serve_is_404() -> None:
+    app, _ = make_app()
+    for path in ("/.well-known/oauth-protected-resource/other", "/.well-known/oauth-protected-resource/mcp/x"):
+        reply = run(call(app, method="GET", path=path))
+        assert reply.status == 404, path
+        assert "/mcp" in reply.json()["error"]["message"]
+
+
+SCOPED_TARGET = """
+from mcptools import ToolRegistry
+
+registry = ToolRegistry("scoped")
+
+
+@registry.tool(scopes=["admin"])
+def reset() -> str:
+    return "reset done"
+"""
+
+
+def test_the_static_token_of_serve_carries_the_scopes_given_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcptools._run import TARGET_ENV, TOKEN_ENV, TOKEN_SCOPES_ENV
+    from mcptools._serve import app_from_environment
+
+    target = tmp_path / "scoped.py"
+    target.write_text(SCOPED_TARGET)
+    monkeypatch.setenv(TARGET_ENV, str(target))
+    monkeypatch.setenv(TOKEN_ENV, "SCOPED_TOKEN")
+    monkeypatch.setenv("SCOPED_TOKEN", "tok-1")
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    headers = bearer("tok-1", **stateless_headers("tools/call", "reset"))
+    body = request("tools/call", {"name": "reset", "arguments": {}, "_meta": META})
+
+    monkeypatch.setenv(TOKEN_SCOPES_ENV, "")
+    assert run(call(app_from_environment(), body=body, headers=headers)).status == 403
+    monkeypatch.setenv(TOKEN_SCOPES_ENV, "mcp admin")
+    reply = run(call(app_from_environment(), body=body, headers=headers))
+    assert reply.status == 200, reply.body
+    assert reply.json()["result"]["content"][0]["text"] == "reset done"
+
+
+def test_serve_splits_the_scopes_given_on_the_command_line() -> None:
+    from mcptools._run import split_scopes
+
+    assert split_scopes("read write") == ["read", "write"]
+    assert split_scopes(" read,write ,, admin ") == ["read", "write", "admin"]
+    assert split_scopes("") == []
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({"timeout_body": -1.0}, "--timeout-body must be a number of seconds above 0, got -1"),
+        ({"timeout_headers": 0.0}, "--timeout-headers must be a number of seconds above 0, got 0"),
+        ({"timeout_keep_alive": -5}, "--timeout-keep-alive must be a number of seconds above 0, got -5"),
+        ({"bearer_token_scopes": ("admin",)}, "--bearer-token-scopes needs --bearer-token-env"),
+    ],
+)
+def test_serve_refuses_options_that_would_silently_turn_a_guard_off(
+    options: dict[str, Any], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("uvicorn")
+    from mcptools._run import RunOptions, serve_http
+
+    assert serve_http(scoped_registry(), RunOptions(port=_free_port(), **options), None) == 2
+    assert expected in capsys.readouterr().err

@@ -60,7 +60,12 @@ class HTTPAuth:
         ]
         # The path after the well-known prefix is the resource's own path (RFC 9728 section 3.1): it names the
         # endpoint from the host's root, whatever this app's mount point; without one, this app's endpoint.
-        suffix = ((scope.get("root_path") or "") + local_path(scope))[len(WELL_KNOWN) :].rstrip("/")
+        root = scope.get("root_path") or ""
+        suffix = (root + local_path(scope))[len(WELL_KNOWN) :].rstrip("/")
+        # Served at the host's root, this app knows its one resource: metadata for any other path would describe
+        # a resource that is not here. (Mounted, the outer app's routes decide which suffixes reach us.)
+        if not root and suffix not in ("", self.path.rstrip("/")):
+            raise Reject(404, INVALID_REQUEST, f"Not Found: this server's resource is {self.path}")
         document = self.settings.metadata(
             self.resource(scope, headers, suffix or self.path, mounted=False), tool_scopes
         )
