@@ -313,34 +313,35 @@ class Context(Generic[StateT]):
         self._counters[kind] = count
         return f"{kind}_{count}"
 
+    # ``schema`` is the official SDK's name for the form (``ctx.elicit(message=..., schema=Model)``), so its
+    # elicitation code runs unchanged; the wire calls it ``requestedSchema``.
     @overload
-    async def elicit(
-        self, message: str, requested_schema: Mapping[str, Any], *, key: str | None = None
-    ) -> ElicitResult: ...
+    async def elicit(self, message: str, schema: Mapping[str, Any], *, key: str | None = None) -> ElicitResult: ...
     @overload
-    async def elicit(self, message: str, requested_schema: type[T], *, key: str | None = None) -> Elicited[T]: ...
+    async def elicit(self, message: str, schema: type[T], *, key: str | None = None) -> Elicited[T]: ...
     async def elicit(
-        self, message: str, requested_schema: Mapping[str, Any] | type[Any], *, key: str | None = None
+        self, message: str, schema: Mapping[str, Any] | type[Any], *, key: str | None = None
     ) -> ElicitResult | Elicited[Any]:
         """Ask the user to fill in a form: a dict schema, or a TypedDict / dataclass / pydantic model type.
 
         With a dict schema the answer is an ``ElicitResult``; with a type, an ``Elicited[T]`` whose ``content``
-        is a ``T`` when the user accepted. Either way an accepted answer is checked against the form first, and
-        one that does not fit raises ``ElicitationError`` (a ``ToolError``: catch it to ask again).
+        (also ``data``) is a ``T`` when the user accepted. Either way an accepted answer is checked against the
+        form first, and one that does not fit raises ``ElicitationError`` (a ``ToolError``: catch it to ask
+        again).
         """
         from ._elicit import Elicited, form_for  # not at the top: _elicit reads types with _schema, which imports us
 
-        form = form_for(requested_schema)
+        form = form_for(schema)
         name = self._key("elicit", key)
         answers = await self.ask({name: self.elicitation(message, form.schema)})
         answer = answers[name]
         action = answer.get("action")
         if action != "accept":
-            if isinstance(requested_schema, type):
+            if isinstance(schema, type):
                 return Elicited("decline" if action == "decline" else "cancel", None)
             return answer  # type: ignore[return-value]
         content = form.read(message, answer.get("content", {}))
-        if isinstance(requested_schema, type):
+        if isinstance(schema, type):
             return Elicited("accept", content)
         return {"action": "accept", "content": content}
 

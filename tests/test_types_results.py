@@ -373,6 +373,14 @@ def _elicit_registry() -> ToolRegistry:
         return f"booked {answer.content.alternative_date} for {answer.content.guests}"
 
     @registry.tool
+    async def rebook(ctx: Context) -> str:
+        # The official SDK's spelling: keywords, ``schema=``, and the answer's ``data``.
+        result = await ctx.elicit(message="Date unavailable", schema=Booking)
+        if result.action == "accept" and result.data:
+            return f"booked {result.data.alternative_date}"
+        return "cancelled"
+
+    @registry.tool
     async def contact(ctx: Context) -> str:
         answer = await ctx.elicit("Who?", Contact)
         assert answer.content is not None
@@ -434,6 +442,15 @@ def test_a_model_is_a_form_and_its_answer_a_model() -> None:
         },
         "required": ["check_alternative"],
     }
+
+
+def test_the_official_sdks_keywords_and_data_work_unchanged() -> None:
+    result, asked = _ask("rebook", {"action": "accept", "content": {"check_alternative": True}})
+    assert result["content"][0]["text"] == "booked 2024-12-26"
+    assert asked[0]["requestedSchema"]["required"] == ["check_alternative"]
+    result, _ = _ask("rebook", {"action": "accept", "content": {"check_alternative": "yes"}})
+    assert result["content"][0]["text"].endswith("property 'check_alternative' must be boolean")
+    assert _ask("rebook", {"action": "cancel"})[0]["content"][0]["text"] == "cancelled"
 
 
 def test_an_invalid_answer_never_reaches_the_tool_as_valid() -> None:

@@ -48,6 +48,9 @@ async def book(ctx: Context) -> str:
     assert_type(booking.data, Booking | None)
     if booking.content is not None:
         assert_type(booking.content.alternative_date, str)
+    assert_type(await ctx.elicit(message="Date?", schema=Booking), Elicited[Booking])
+    assert_type(await ctx.elicit(message="Raw?", schema={"type": "object"}), ElicitResult)
+    await ctx.elicit(message="Date?", requested_schema=Booking)  # type: ignore[call-overload]
     contact = await ctx.elicit("Who?", Contact)
     assert_type(contact.content, Contact | None)
     rating = await ctx.elicit("Stars?", Rating, key="stars")
