@@ -347,13 +347,18 @@ class Context(Generic[StateT]):
 
     async def elicit_url(
         self, message: str, url: str, *, elicitation_id: str | None = None, key: str | None = None
-    ) -> ElicitResult:
-        """Send the user to ``url`` (URL-mode elicitation) and wait for their answer: ``accept`` means they
-        agreed to go (the outcome arrives out of band, at the server behind the URL), ``decline`` or ``cancel``
-        that they did not. Needs the client's ``elicitation.url`` capability (-32021 otherwise)."""
+    ) -> Elicited[None]:
+        """Send the user to ``url`` (URL-mode elicitation) and wait for their answer: ``.action`` is ``accept``
+        when they agreed to go (the outcome arrives out of band, at the server behind the URL), ``decline`` or
+        ``cancel`` when they did not; there is no content. Needs the client's ``elicitation.url`` capability
+        (-32021 otherwise)."""
+        from ._elicit import Elicited  # not at the top: see elicit
+
         name = self._key("elicit", key)
         answers = await self.ask({name: self.url_elicitation(message, url, elicitation_id=elicitation_id)})
-        return answers[name]  # type: ignore[return-value]
+        action = answers[name].get("action")
+        # An object like the official SDK's answer (``result.action``), so its URL-mode code runs unchanged.
+        return Elicited(action if action in ("accept", "decline") else "cancel", None)
 
     async def complete_elicitation(self, elicitation_id: str) -> None:
         """Tell a 2025-11-25 client that the URL-mode flow ``elicitation_id`` finished, so it can retry what

@@ -37,7 +37,7 @@ async def order(ctx: Context) -> str:
 
 @registry.tool
 async def login(ctx: Context) -> str:
-    return (await ctx.elicit_url("Sign in", "https://auth.example/login"))["action"]
+    return (await ctx.elicit_url("Sign in", "https://auth.example/login")).action
 
 @registry.tool
 async def think(ctx: Context) -> str:

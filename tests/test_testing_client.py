@@ -31,7 +31,7 @@ async def book(day: str, ctx: Context) -> str:
 @registry.tool
 async def login(ctx: Context) -> str:
     answer = await ctx.elicit_url("Sign in", "https://auth.example/login", elicitation_id="e-1")
-    return answer["action"]
+    return answer.action
 
 
 @registry.tool

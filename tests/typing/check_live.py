@@ -5,11 +5,11 @@ so a wrong use that stopped being an error would fail this file.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from typing_extensions import assert_type
 
-from mcptools import Context, ElicitResult, ToolRegistry, URLElicitationRequired
+from mcptools import Context, Elicited, ToolRegistry, URLElicitationRequired
 from mcptools.testing import CallResult, Client, SyncClient
 
 registry = ToolRegistry("typing-live")
@@ -34,7 +34,8 @@ registry.disable(tags=3)  # type: ignore[arg-type]
 @registry.tool
 async def visit(ctx: Context) -> str:
     answer = await ctx.elicit_url("Sign in", "https://example.com", elicitation_id="e")
-    assert_type(answer, ElicitResult)
+    assert_type(answer, Elicited[None])
+    assert_type(answer.action, Literal["accept", "decline", "cancel"])
     await ctx.complete_elicitation("e")
     raise URLElicitationRequired([Context.url_elicitation("Consent", "https://example.com/c")])
 
