@@ -23,7 +23,7 @@ Not in the tree on purpose: ``InputRequired`` (below) is control flow, a ``BaseE
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
     "ClientRequestError",
@@ -87,6 +87,12 @@ class LifespanError(MCPToolsError, RuntimeError):
     ``registry.handle``, or a test that did not enter ``async with registry.running():``)."""
 
 
+class _Dumpable(Protocol):
+    """A pydantic model, such as the official SDK's ``ElicitRequestURLParams``, read by its wire names."""
+
+    def model_dump(self, *, mode: str = ..., by_alias: bool = ..., exclude_none: bool = ...) -> dict[str, Any]: ...
+
+
 class URLElicitationRequired(MCPToolsError):
     """Raised by a tool that cannot go on until the user completes one or more URL-mode elicitations (an OAuth
     consent, a payment page), built with ``Context.url_elicitation``.
@@ -96,15 +102,17 @@ class URLElicitationRequired(MCPToolsError):
     retries once the user is done, and the tool runs again from the top.
     """
 
-    def __init__(self, elicitations: Sequence[Mapping[str, object]], message: str | None = None) -> None:
+    def __init__(self, elicitations: Sequence[Mapping[str, object] | _Dumpable], message: str | None = None) -> None:
         if message is None:
             message = "URL elicitation required" if len(elicitations) == 1 else "URL elicitations required"
         super().__init__(message)
         self.message = message
-        # Each item is a ``Context.url_elicitation(...)`` request, or its params alone.
+        # Each item is a ``Context.url_elicitation(...)`` request, or its params alone (a mapping, or the
+        # official SDK's ``ElicitRequestURLParams`` model, so its "raise UrlElicitationRequiredError" code runs).
         self.elicitations: list[dict[str, Any]] = []
         for item in elicitations:
-            params = item.get("params", item)
+            read = item if isinstance(item, Mapping) else item.model_dump(mode="json", by_alias=True, exclude_none=True)
+            params = read.get("params", read)
             self.elicitations.append(dict(params) if isinstance(params, Mapping) else {})
 
 

@@ -231,3 +231,15 @@ def test_the_client_runs_the_registry_lifespan_around_its_session(protocol: str)
         assert events == ["start", "stop"]
 
     asyncio.run(main())
+
+
+def test_the_official_sdks_url_params_model_is_read_by_its_wire_names() -> None:
+    # The official SDK's "raise UrlElicitationRequiredError([ElicitRequestURLParams(...)])" runs unchanged with
+    # our exception imported under that name: the model is read as the same params Context.url_elicitation builds.
+    types = pytest.importorskip("mcp.types")
+    model = types.ElicitRequestURLParams(
+        mode="url", message="Consent", url="https://auth.example/c", elicitation_id="c-1"
+    )
+    ours = Context.url_elicitation("Consent", "https://auth.example/c", elicitation_id="c-1")
+    assert URLElicitationRequired([model]).elicitations == [ours["params"]]
+    assert URLElicitationRequired([ours]).elicitations == [ours["params"]]
