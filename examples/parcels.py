@@ -1,5 +1,7 @@
 """A parcel-tracking server written the way public MCP servers are: pydantic models with ``Field`` metadata,
-dates, UUIDs and Decimals in structured results, a plain annotated class, a dataclass, and a typed form.
+dates, UUIDs and Decimals in structured results, a plain annotated class, a dataclass, a typed form, a pydantic
+"request" model as a parameter, and a Context tool in the official SDK's spelling (``elicit(message=...,
+schema=...)``, ``result.data``).
 
     mcptools serve examples/parcels.py            # stdio
     mcptools call examples/parcels.py track '{"parcel": "7d0e1c2a-8b7f-4c3e-9a51-2f6d8e4b0c11"}'
@@ -63,6 +65,34 @@ class Courier:
         self.name = name
         self.rating = rating
         self.since = since
+
+
+class Slot(str, Enum):
+    MORNING = "morning"
+    AFTERNOON = "afternoon"
+
+
+class Item(BaseModel):
+    label: Annotated[str, Field(max_length=12, description="What the label on the box says")]
+    weight_kg: Decimal = Field(gt=0, le=30)
+
+
+class PickupRequest(BaseModel):
+    """A pickup to book: a model as a parameter, with nested models, an Enum, a UUID and a date."""
+
+    parcel_id: uuid.UUID = Field(description="The tracking number")
+    day: datetime.date = Field(description="The day of the pickup")
+    slot: Slot = Slot.MORNING
+    items: list[Item] = Field(min_length=1, max_length=5)
+    notes: list[str] = Field(default_factory=list)
+
+
+class Pickup(BaseModel):
+    pickup_id: uuid.UUID
+    parcel_id: uuid.UUID
+    window_start: datetime.datetime
+    total_kg: Decimal
+    contact: str
 
 
 class Redelivery(BaseModel):
@@ -139,3 +169,38 @@ async def reschedule(parcel: str, ctx: Context) -> str:
     if not answer.content.retry:
         return "Left at the depot"
     return f"Parcel {parcel}: {answer.content.attempts} more attempt(s), next on {answer.content.day}"
+
+
+@registry.tool
+def book_pickup(
+    request: PickupRequest,
+    contact: str = Field(description="Who hands the parcel over"),
+    reference: Annotated[str, Field(pattern=r"^[A-Z]{2}-[0-9]{4}$", description="Your reference")] = "XX-0000",
+) -> Pickup:
+    """Book a pickup (the shape of the public servers' "request model" tools)."""
+    hour = 9 if request.slot is Slot.MORNING else 14
+    return Pickup(
+        pickup_id=uuid.uuid5(request.parcel_id, f"{request.day}/{reference}"),
+        parcel_id=request.parcel_id,
+        window_start=datetime.datetime.combine(request.day, datetime.time(hour, tzinfo=_UTC)),
+        total_kg=sum((item.weight_kg for item in request.items), Decimal(0)),
+        contact=contact,
+    )
+
+
+@registry.tool
+async def confirm_pickup(parcel: uuid.UUID, ctx: Context, day: datetime.date | None = None) -> str:
+    """Confirm a pickup with the recipient (the official SDK's spelling: keywords, ``schema=`` and ``.data``).
+
+    Args:
+        parcel: The tracking number.
+        day: The planned day, if known.
+    """
+    await ctx.report_progress(progress=0, total=2, message="asking")
+    await ctx.info(f"confirming {parcel}")
+    result = await ctx.elicit(message="Is someone home for the pickup?", schema=Redelivery)
+    await ctx.report_progress(progress=2, total=2, message="answered")
+    if result.action == "accept" and result.data:
+        when = day.isoformat() if day is not None else result.data.day
+        return f"Pickup of {parcel} confirmed for {when}" if result.data.retry else "Pickup cancelled"
+    return f"No answer ({result.action})"
