@@ -38,6 +38,8 @@ def _with_extras(entry: dict[str, Any], annotations: Mapping[str, Any] | None, m
         entry["_meta"] = dict(meta)
 
 
+# Not a dataclass: mcptools reads any dataclass as a JSON object type (a parameter, a structured result,
+# jsonify's values), and a content block is a result block, never structured data.
 @final
 class TextContent:
     """A text block: what a plain ``str`` return becomes anyway, for use in a list with other blocks."""
@@ -61,6 +63,8 @@ class TextContent:
         return entry
 
 
+# Not a dataclass: mcptools reads any dataclass as a JSON object type (a parameter, a structured result,
+# jsonify's values), and a content block is a result block, never structured data.
 class _BinaryContent:
     """The fields and wire form shared by image and audio blocks; a subclass names only its wire ``type``."""
 
@@ -143,6 +147,8 @@ class EmbeddedResource:
         return entry
 
 
+# Not a dataclass: mcptools reads any dataclass as a JSON object type (a parameter, a structured result,
+# jsonify's values), and a content block is a result block, never structured data.
 @final
 class ResourceLink:
     """A pointer to a resource the client may fetch later, rather than its contents."""

@@ -77,15 +77,13 @@ class Elicited(Generic[T]):
 
 
 @final
+@dataclasses.dataclass(slots=True, eq=False)
 class Form:
     """A compiled form: the ``requestedSchema`` to send, its closed validator, and the builder of ``T``."""
 
-    __slots__ = ("build", "schema", "validator")
-
-    def __init__(self, schema: JSONObject, validator: Validator, build: Callable[[dict[str, Any]], Any]) -> None:
-        self.schema = schema
-        self.validator = validator
-        self.build = build
+    schema: JSONObject
+    validator: Validator
+    build: Callable[[dict[str, Any]], Any]
 
     def read(self, message: str, content: object) -> Any:
         """The answer built into ``T``; ``ElicitationError`` when it does not fit."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, final
 
 from ._errors import ToolDefinitionError
@@ -190,19 +191,17 @@ def _pick(branches: list[Any], value: Any, resolve: Any, renamed: Mapping[int, M
 
 
 @final
+@dataclass(slots=True, eq=False)
 class _Exporter:
-    __slots__ = ("absent", "defs", "depth", "inlining", "profile", "properties", "renamed", "root", "tool")
-
-    def __init__(self, profile: str, tool: str, root: dict[str, Any]) -> None:
-        self.profile = profile
-        self.tool = tool
-        self.root = root
-        self.absent: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
-        self.renamed: dict[int, dict[str, str]] = {}
-        self.defs: dict[str, Any] = {}
-        self.inlining: list[str] = []
-        self.properties = 0
-        self.depth = 0
+    profile: str
+    tool: str
+    root: dict[str, Any]
+    absent: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
+    renamed: dict[int, dict[str, str]] = field(default_factory=dict)
+    defs: dict[str, Any] = field(default_factory=dict)
+    inlining: list[str] = field(default_factory=list)
+    properties: int = 0
+    depth: int = 0
 
     def fail(self, keyword: str, where: str, why: str, fix: str) -> ToolDefinitionError:
         place = f" at {where}" if where else ""

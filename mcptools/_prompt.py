@@ -10,6 +10,7 @@ booleans and enums.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final, TextIO, final
 
 __all__ = ["TerminalPrompter"]
@@ -23,14 +24,12 @@ class _Cancelled(Exception):
 
 
 @final
+@dataclass(slots=True, eq=False)
 class TerminalPrompter:
     """Answers ``elicitation/create`` requests by asking on ``stdin`` and ``out`` (a terminal)."""
 
-    __slots__ = ("out", "stdin")
-
-    def __init__(self, stdin: TextIO, out: TextIO) -> None:
-        self.stdin = stdin
-        self.out = out
+    stdin: TextIO
+    out: TextIO
 
     def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
         try:

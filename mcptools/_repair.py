@@ -18,6 +18,7 @@ import json
 import logging
 import re
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, final
 
 from ._validation import Validator
@@ -124,14 +125,12 @@ def _allows(kinds: set[str], value: Any) -> bool:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class _Walk:
-    __slots__ = ("enabled", "found", "root")
-
-    def __init__(self, root: Mapping[str, Any], enabled: frozenset[str]) -> None:
-        self.root = root
-        self.enabled = enabled
-        # (path, the value before, "repair:new value as JSON" or "null-absent")
-        self.found: list[tuple[str, Any, str]] = []
+    root: Mapping[str, Any]
+    enabled: frozenset[str]
+    # (path, the value before, "repair:new value as JSON" or "null-absent")
+    found: list[tuple[str, Any, str]] = field(default_factory=list)
 
     def resolve(self, node: Any) -> Any:
         for _ in range(_MAX_DEPTH):

@@ -14,6 +14,7 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, final, get_args, get_origin
 
 import typing_extensions
@@ -42,6 +43,7 @@ _NO_HINT: Final = object()
 
 
 @final
+@dataclass(slots=True, eq=False, kw_only=True)
 class DerivedTool:
     """What ``derive_tool`` learned about one tool function.
 
@@ -57,35 +59,15 @@ class DerivedTool:
       ``{"result": value}`` (MCP requires an object) and the text content should show the bare value.
     """
 
-    __slots__ = (
-        "context_param",
-        "convert",
-        "description",
-        "input_schema",
-        "output_schema",
-        "output_wrapped",
-        "serialize_output",
-    )
+    input_schema: JSONObject
+    description: str | None
+    convert: Callable[[dict[str, Any]], dict[str, Any]] | None
+    context_param: str | None
+    output_schema: JSONObject | None
+    serialize_output: Callable[[Any], Any] | None
+    output_wrapped: bool = False
 
-    def __init__(
-        self,
-        *,
-        input_schema: JSONObject,
-        description: str | None,
-        convert: Callable[[dict[str, Any]], dict[str, Any]] | None,
-        context_param: str | None,
-        output_schema: JSONObject | None,
-        serialize_output: Callable[[Any], Any] | None,
-        output_wrapped: bool = False,
-    ) -> None:
-        self.input_schema = input_schema
-        self.description = description
-        self.convert = convert
-        self.context_param = context_param
-        self.output_schema = output_schema
-        self.serialize_output = serialize_output
-        self.output_wrapped = output_wrapped
-
+    # The schemas and names only: the two functions' reprs say nothing a reader needs.
     def __repr__(self) -> str:
         return (
             f"DerivedTool(input_schema={self.input_schema!r}, description={self.description!r}, "

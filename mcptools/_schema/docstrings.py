@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from dataclasses import dataclass, field
 from typing import Final, final
 
 __all__ = ["Docstring", "parse_docstring"]
@@ -54,27 +55,20 @@ _REST_RETURN_FIELDS: Final = frozenset({"returns", "return"})
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Docstring:
     """A parsed docstring: ``summary`` and ``body`` are "" when absent; ``params`` maps names to text."""
 
-    __slots__ = ("body", "params", "returns", "summary")
-
-    def __init__(self, summary: str, body: str, params: dict[str, str], returns: str | None) -> None:
-        self.summary = summary
-        self.body = body
-        self.params = params
-        self.returns = returns
+    summary: str
+    body: str
+    params: dict[str, str]
+    returns: str | None
 
     @property
     def description(self) -> str | None:
         """Summary and body separated by a blank line; None when the docstring says nothing about the tool."""
         text = "\n\n".join(part for part in (self.summary, self.body) if part)
         return text or None
-
-    def __repr__(self) -> str:
-        return (
-            f"Docstring(summary={self.summary!r}, body={self.body!r}, params={self.params!r}, returns={self.returns!r})"
-        )
 
 
 def parse_docstring(doc: str | None) -> Docstring:
@@ -89,14 +83,12 @@ def parse_docstring(doc: str | None) -> Docstring:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class _Parser:
-    __slots__ = ("body_lines", "lines", "params", "returns")
-
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.body_lines: list[str] = []
-        self.params: dict[str, str] = {}
-        self.returns: str | None = None
+    lines: list[str]
+    body_lines: list[str] = field(default_factory=list)
+    params: dict[str, str] = field(default_factory=dict)
+    returns: str | None = None
 
     def run(self) -> None:
         lines = self.lines

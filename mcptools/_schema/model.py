@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Final, Literal, final
 
 from .._json import JSONObject
@@ -105,13 +106,12 @@ def json_problem(value: object) -> str | None:
     return f"{type(value).__qualname__} is not a JSON type"
 
 
+# eq=False: nodes are compared and shared by identity (an object node is one node wherever its class appears).
+@dataclass(slots=True, eq=False)
 class Node:
     """One type in the model. ``kinds``: the JSON types a value of this type arrives as."""
 
-    __slots__ = ("kinds",)
-
-    def __init__(self, kinds: frozenset[str]) -> None:
-        self.kinds = kinds
+    kinds: frozenset[str]
 
 
 @final
@@ -212,27 +212,18 @@ class DictNode(Node):
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Field:
     """One named member of an object node (or one tool parameter)."""
 
-    __slots__ = ("default", "description", "name", "node", "required")
-
-    def __init__(
-        self,
-        name: str,
-        node: Node,
-        *,
-        required: bool,
-        default: object = MISSING,
-        description: str | None = None,
-    ) -> None:
-        self.name = name
-        self.node = node
-        self.required = required
-        # The Python default; emitted in the schema only when it serialises to JSON the node accepts.
-        self.default = default
-        # From a docstring; an Annotated description on the type takes precedence.
-        self.description = description
+    name: str
+    node: Node
+    _: KW_ONLY
+    required: bool
+    # The Python default; emitted in the schema only when it serialises to JSON the node accepts.
+    default: object = MISSING
+    # From a docstring; an Annotated description on the type takes precedence.
+    description: str | None = None
 
 
 # "pydantic" is a pydantic model; "class" a plain class with annotated attributes (only as a result).

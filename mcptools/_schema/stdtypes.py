@@ -30,6 +30,7 @@ import pathlib
 import re
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final, final
 
 from .._json import JSONObject
@@ -38,24 +39,15 @@ __all__ = ["STD_TYPES", "StdType", "dump_std", "is_std_value", "std_type_of"]
 
 
 @final
+@dataclass(slots=True, eq=False)
 class StdType:
     """How one standard type travels as JSON."""
 
-    __slots__ = ("cls", "dump", "json_types", "keywords", "parse")
-
-    def __init__(
-        self,
-        cls: type,
-        json_types: tuple[str, ...],
-        keywords: JSONObject,
-        parse: Callable[[Any], Any],
-        dump: Callable[[Any], Any],
-    ) -> None:
-        self.cls = cls
-        self.json_types = json_types
-        self.keywords = keywords
-        self.parse = parse
-        self.dump = dump
+    cls: type
+    json_types: tuple[str, ...]
+    keywords: JSONObject
+    parse: Callable[[Any], Any]
+    dump: Callable[[Any], Any]
 
     def schema(self) -> JSONObject:
         kinds = list(self.json_types)

@@ -135,22 +135,20 @@ class RootType:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class _Document:
     """One root schema: what ``#...`` references resolve against, and the names given to its pointers."""
 
-    __slots__ = ("classes", "named", "root", "same_content")
-
-    def __init__(self, root: object) -> None:
-        self.root = root
-        self.named: dict[str, PyType] = {}
-        # Schema objects (by identity) that became classes: a ``$ref`` to ``#/properties/filters`` (as
-        # zod-to-json-schema writes for a reused schema) finds the class its inline twin got. The object is
-        # kept alongside so its id cannot be reused.
-        self.classes: dict[int, tuple[object, PyType]] = {}
-        # Inline objects by content: a dataclass used twice in one signature is inlined twice by the
-        # derivation, and should still be one class. (References resolve within one document, so equal
-        # JSON here means equal types.)
-        self.same_content: dict[str, PyType] = {}
+    root: object
+    named: dict[str, PyType] = field(default_factory=dict)
+    # Schema objects (by identity) that became classes: a ``$ref`` to ``#/properties/filters`` (as
+    # zod-to-json-schema writes for a reused schema) finds the class its inline twin got. The object is
+    # kept alongside so its id cannot be reused.
+    classes: dict[int, tuple[object, PyType]] = field(default_factory=dict)
+    # Inline objects by content: a dataclass used twice in one signature is inlined twice by the
+    # derivation, and should still be one class. (References resolve within one document, so equal
+    # JSON here means equal types.)
+    same_content: dict[str, PyType] = field(default_factory=dict)
 
 
 def _resolve_pointer(root: object, pointer: str) -> object | None:

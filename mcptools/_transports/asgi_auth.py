@@ -6,6 +6,7 @@ principal to the request for the engine, ``Context.principal`` and per-tool scop
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
 from .._jsonrpc import INVALID_REQUEST
@@ -19,15 +20,13 @@ __all__ = ["HTTPAuth"]
 
 
 @final
+@dataclass(slots=True, eq=False)
 class HTTPAuth:
     """``AuthSettings`` applied to the requests of an app whose endpoint is ``path``."""
 
-    __slots__ = ("path", "registry", "settings")
-
-    def __init__(self, settings: AuthSettings, registry: ToolSource, path: str) -> None:
-        self.settings = settings
-        self.registry = registry
-        self.path = path
+    settings: AuthSettings
+    registry: ToolSource
+    path: str
 
     @staticmethod
     def is_metadata_path(path: str) -> bool:

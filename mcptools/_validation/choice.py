@@ -17,6 +17,7 @@ valid path has already said no.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar, final
 
 from mcptools._json import JSON_TYPES
@@ -32,34 +33,28 @@ T = TypeVar("T")
 
 
 @final
+@dataclass(slots=True, eq=False)
 class TypeMismatch:
     """No branch takes the value's type: ``must be <words>``."""
 
-    __slots__ = ("words",)
-
-    def __init__(self, words: str) -> None:
-        self.words = words
+    words: str
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Missing:
     """Every branch is told apart by property ``name``, which the value lacks."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
+    name: str
 
 
 @final
+@dataclass(slots=True, eq=False)
 class WrongTag:
     """Every branch is told apart by property ``name``, and the value's is none of theirs: ``must be one of``."""
 
-    __slots__ = ("name", "words")
-
-    def __init__(self, name: str, words: str) -> None:
-        self.name = name
-        self.words = words
+    name: str
+    words: str
 
 
 def _resolve(specs: SpecTable, node: Located) -> Spec:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
 from typing import Any, final
 
 from mcptools._json import JSON_TYPES
@@ -44,6 +45,7 @@ def type_test(name: str, var: str) -> str:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Writer:
     """Python source written a line at a time at the current depth.
 
@@ -51,11 +53,8 @@ class Writer:
     its ``pass``: no caller counts spaces, and no pass over the finished text repairs empty blocks.
     """
 
-    __slots__ = ("depth", "lines")
-
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.depth = 0
+    lines: list[str]
+    depth: int = 0
 
     def __call__(self, line: str) -> None:
         self.lines.append("    " * self.depth + line)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, final
 
 from mcptools._errors import SchemaError
@@ -57,6 +58,7 @@ def _capped(call: str) -> str:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class _Checked:
     """A schema that passed the check, with everything code generation needs later, and what it generated.
 
@@ -64,14 +66,11 @@ class _Checked:
     which) may share one: the first call of any of them generates the code, and all of them use it.
     """
 
-    __slots__ = ("built", "hints", "lazy", "root", "specs")
-
-    def __init__(self, root: Located, specs: SpecTable, hints: bool, lazy: bool) -> None:
-        self.root = root
-        self.specs = specs
-        self.hints = hints
-        self.lazy = lazy
-        self.built: tuple[Callable[[Any], bool], Callable[[Any], list[str]], str] | None = None
+    root: Located
+    specs: SpecTable
+    hints: bool
+    lazy: bool
+    built: tuple[Callable[[Any], bool], Callable[[Any], list[str]], str] | None = None
 
 
 @final

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, final
 
 from mcptools._errors import SchemaError
@@ -55,100 +56,54 @@ def node_key(node: Located) -> tuple[Any, ...]:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Spec:
     """The checked, resolved keywords of one schema object; absent keywords are ``None`` or empty."""
 
-    __slots__ = (
-        "additional",
-        "all_of",
-        "any_of",
-        "boolean",
-        "const",
-        "contains",
-        "dependent_required",
-        "dependent_schemas",
-        "dynamic_name",
-        "else_",
-        "enum",
-        "exclusive_maximum",
-        "exclusive_minimum",
-        "format",
-        "format_name",
-        "if_",
-        "items",
-        "max_contains",
-        "max_items",
-        "max_length",
-        "max_properties",
-        "maximum",
-        "min_contains",
-        "min_items",
-        "min_length",
-        "min_properties",
-        "minimum",
-        "multiple_of",
-        "node",
-        "not_",
-        "one_of",
-        "pattern",
-        "pattern_properties",
-        "prefix_items",
-        "properties",
-        "property_names",
-        "ref",
-        "required",
-        "then",
-        "types",
-        "unevaluated_items",
-        "unevaluated_properties",
-        "unique_items",
-    )
-
-    def __init__(self, node: Located) -> None:
-        self.node = node
-        self.boolean: bool | None = None
-        self.types: list[str] | None = None
-        self.enum: list[Any] | None = None
-        self.const: tuple[Any] | None = None
-        self.minimum: int | float | None = None
-        self.maximum: int | float | None = None
-        self.exclusive_minimum: int | float | None = None
-        self.exclusive_maximum: int | float | None = None
-        self.multiple_of: int | float | None = None
-        self.min_length: int | None = None
-        self.max_length: int | None = None
-        self.pattern: tuple[PatternMatcher, str] | None = None
-        self.format: Any = None  # the check function when asserting
-        self.format_name: str | None = None
-        self.min_items: int | None = None
-        self.max_items: int | None = None
-        self.unique_items = False
-        self.prefix_items: list[Located] = []
-        self.items: Located | None = None
-        self.contains: Located | None = None
-        self.min_contains = 1
-        self.max_contains: int | None = None
-        self.unevaluated_items: Located | None = None
-        self.properties: list[tuple[str, Located]] = []
-        self.pattern_properties: list[tuple[PatternMatcher, str, Located]] = []
-        self.additional: Located | None = None
-        self.unevaluated_properties: Located | None = None
-        self.property_names: Located | None = None
-        self.required: list[str] = []
-        self.dependent_required: list[tuple[str, list[str]]] = []
-        self.dependent_schemas: list[tuple[str, Located]] = []
-        self.min_properties: int | None = None
-        self.max_properties: int | None = None
-        self.all_of: list[Located] = []
-        self.any_of: list[Located] = []
-        self.one_of: list[Located] = []
-        self.not_: Located | None = None
-        self.if_: Located | None = None
-        self.then: Located | None = None
-        self.else_: Located | None = None
-        self.ref: Located | None = None
-        # $dynamicRef: ``ref`` holds its static target; ``dynamic_name`` is set when the target is a bookend
-        self.dynamic_name: str | None = None
+    node: Located
+    boolean: bool | None = None
+    types: list[str] | None = None
+    enum: list[Any] | None = None
+    const: tuple[Any] | None = None
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    exclusive_minimum: int | float | None = None
+    exclusive_maximum: int | float | None = None
+    multiple_of: int | float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: tuple[PatternMatcher, str] | None = None
+    format: Any = None  # the check function when asserting
+    format_name: str | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    unique_items: bool = False
+    prefix_items: list[Located] = field(default_factory=list)
+    items: Located | None = None
+    contains: Located | None = None
+    min_contains: int = 1
+    max_contains: int | None = None
+    unevaluated_items: Located | None = None
+    properties: list[tuple[str, Located]] = field(default_factory=list)
+    pattern_properties: list[tuple[PatternMatcher, str, Located]] = field(default_factory=list)
+    additional: Located | None = None
+    unevaluated_properties: Located | None = None
+    property_names: Located | None = None
+    required: list[str] = field(default_factory=list)
+    dependent_required: list[tuple[str, list[str]]] = field(default_factory=list)
+    dependent_schemas: list[tuple[str, Located]] = field(default_factory=list)
+    min_properties: int | None = None
+    max_properties: int | None = None
+    all_of: list[Located] = field(default_factory=list)
+    any_of: list[Located] = field(default_factory=list)
+    one_of: list[Located] = field(default_factory=list)
+    not_: Located | None = None
+    if_: Located | None = None
+    then: Located | None = None
+    else_: Located | None = None
+    ref: Located | None = None
+    # $dynamicRef: ``ref`` holds its static target; ``dynamic_name`` is set when the target is a bookend
+    dynamic_name: str | None = None
 
     @property
     def has_unevaluated(self) -> bool:
@@ -165,16 +120,15 @@ class Spec:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class SpecTable:
     """Reads each schema object into a ``Spec`` once, whatever path reaches it."""
 
-    __slots__ = ("_specs", "format_assertion", "index", "validation")
-
-    def __init__(self, index: Index, *, format_assertion: bool, validation: bool) -> None:
-        self.index = index
-        self.format_assertion = format_assertion
-        self.validation = validation
-        self._specs: dict[tuple[Any, ...], Spec] = {}
+    index: Index
+    _: KW_ONLY
+    format_assertion: bool
+    validation: bool
+    _specs: dict[tuple[Any, ...], Spec] = field(default_factory=dict)
 
     def spec(self, node: Located) -> Spec:
         key = node_key(node)

@@ -13,6 +13,7 @@ backreferences and lookaround that look further than one character cannot be exp
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Final, final
 
 from .regex_syntax import (
@@ -123,16 +124,14 @@ class _Builder:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class _DState:
     """One cached set of NFA states (only character-consuming and accepting ones) and its transitions."""
 
-    __slots__ = ("dead", "matches", "next", "states")
-
-    def __init__(self, states: tuple[int, ...], matches: bool, dead: bool) -> None:
-        self.states = states
-        self.matches = matches
-        self.dead = dead
-        self.next: dict[tuple[str, object], _DState] = {}
+    states: tuple[int, ...]
+    matches: bool
+    dead: bool
+    next: dict[tuple[str, object], _DState] = field(default_factory=dict)
 
 
 @final

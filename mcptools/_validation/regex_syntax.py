@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final, TypeAlias, final
 
 __all__ = [
@@ -122,90 +123,72 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-# Plain slotted classes rather than dataclasses: this module loads with ``import mcptools``, and eight
-# ``dataclass(slots=True)`` classes cost milliseconds to create.
 @final
+@dataclass(slots=True, eq=False)
 class Chars:
     """One character from ``chars``."""
 
-    __slots__ = ("chars",)
-
-    def __init__(self, chars: CharSet) -> None:
-        self.chars = chars
+    chars: CharSet
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Seq:
     """The items one after another (the whole pattern is one)."""
 
-    __slots__ = ("items",)
-
-    def __init__(self, items: tuple[Node, ...]) -> None:
-        self.items = items
+    items: tuple[Node, ...]
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Alt:
     """One of the branches."""
 
-    __slots__ = ("branches",)
-
-    def __init__(self, branches: tuple[Seq, ...]) -> None:
-        self.branches = branches
+    branches: tuple[Seq, ...]
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Group:
     """A group, capturing or not: it only delimits what a quantifier or alternation applies to."""
 
-    __slots__ = ("body",)
-
-    def __init__(self, body: Seq) -> None:
-        self.body = body
+    body: Seq
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Repeat:
     """``body`` from ``low`` to ``high`` times (``None``: no limit); laziness never changes whether text matches."""
 
-    __slots__ = ("body", "high", "low")
-
-    def __init__(self, low: int, high: int | None, body: Node) -> None:
-        self.low = low
-        self.high = high
-        self.body = body
+    low: int
+    high: int | None
+    body: Node
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Look:
     """A lookahead (``behind`` false) or lookbehind, holding when ``body`` matches there, or when it does not."""
 
-    __slots__ = ("behind", "body", "negate")
-
-    def __init__(self, behind: bool, negate: bool, body: Seq) -> None:
-        self.behind = behind
-        self.negate = negate
-        self.body = body
+    behind: bool
+    negate: bool
+    body: Seq
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Anchor:
     """A zero-width test: ``begin`` (``^``), ``end`` (``\\Z``), ``boundary`` (``\\b``), ``not_boundary``."""
 
-    __slots__ = ("kind",)
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
+    kind: str
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Backref:
     """A backreference to a group (by number or name); it needs memory, which only ``re`` has."""
 
-    __slots__ = ("group",)
-
-    def __init__(self, group: str) -> None:
-        self.group = group
+    group: str
 
 
 Node: TypeAlias = Chars | Seq | Alt | Group | Repeat | Look | Anchor | Backref
@@ -244,14 +227,12 @@ def max_width(node: Node) -> int:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class _Parser:
     """Recursive descent over the source; every step moves ``at`` forward, so it ends in linear time."""
 
-    __slots__ = ("at", "source")
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.at = 0
+    source: str
+    at: int = 0
 
     def _peek(self, offset: int = 0) -> str:
         at = self.at + offset

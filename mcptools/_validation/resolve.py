@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, final
 
 from mcptools._errors import SchemaError
@@ -157,16 +158,14 @@ def _is_hex(text: str) -> bool:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Located:
     """One schema value with what compiling it needs: its base URI and where it sits (for error messages)."""
 
-    __slots__ = ("base", "document", "pointer", "schema")
-
-    def __init__(self, schema: Any, base: str, document: str, pointer: tuple[str | int, ...]) -> None:
-        self.schema = schema
-        self.base = base
-        self.document = document
-        self.pointer = pointer
+    schema: Any
+    base: str
+    document: str
+    pointer: tuple[str | int, ...]
 
     def where(self) -> str:
         """The location as a message shows it: a pointer, after the document URI unless root."""

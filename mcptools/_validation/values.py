@@ -10,16 +10,15 @@ uniqueItems are set lookups (linear) instead of pairwise comparisons (quadratic 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["has_unique_items", "is_multiple_of", "json_key", "matcher"]
 
 
+@dataclass(slots=True, eq=False)
 class _Tag:
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
+    name: str
 
     def __repr__(self) -> str:
         return self.name

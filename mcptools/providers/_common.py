@@ -13,6 +13,7 @@ import logging
 import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._errors import ToolDefinitionError
@@ -40,15 +41,13 @@ def plain(value: Any) -> Any:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class Call:
     """One tool call as the provider sent it: its id (or None), the provider's tool name, raw arguments."""
 
-    __slots__ = ("arguments", "id", "name")
-
-    def __init__(self, call_id: Any, name: Any, arguments: Any) -> None:
-        self.id = call_id
-        self.name = name
-        self.arguments = arguments
+    id: Any
+    name: Any
+    arguments: Any
 
 
 @final
