@@ -21,6 +21,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, final
 
+from ._json import is_json_type
 from ._validation import Validator
 
 if TYPE_CHECKING:
@@ -105,23 +106,9 @@ def _types(node: Mapping[str, Any]) -> set[str]:
     return set()
 
 
-def _type_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "?"
-
-
 def _allows(kinds: set[str], value: Any) -> bool:
-    kind = _type_of(value)
-    return kind in kinds or (kind == "integer" and "number" in kinds)
+    # The validator's own predicates: a repair is offered exactly when the validator would refuse the type.
+    return any(is_json_type(value, kind) for kind in kinds)
 
 
 @final

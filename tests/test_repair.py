@@ -301,3 +301,24 @@ def test_concurrent_calls_never_see_each_others_notes() -> None:
     repaired, plain = asyncio.run(both())
     assert [c["text"] for c in repaired["result"]["content"]] == ["note: 'days' was \"2\", read as 2", "waited 2"]
     assert [c["text"] for c in plain["result"]["content"]] == ["waited 3"]
+
+
+def test_repair_reads_types_as_the_validator_does() -> None:
+    # 2.0 is no integer to the validator (the contract's "integer (int only)"); repair used to call it one,
+    # so it offered nothing for 2.0 where wrapping it as a one-item array makes the call valid.
+    registry = ToolRegistry("r", repair=["single-item"])
+    schema = {"type": "object", "properties": {"n": {"type": ["integer", "array"], "items": {"type": "number"}}},
+              "required": ["n"], "additionalProperties": False}  # fmt: skip
+
+    @registry.tool(name="count", input_schema=schema)
+    def count(n: Any) -> str:
+        return repr(n)
+
+    def call(n: Any) -> list[str]:
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": {"n": n}}}
+        answer = registry.handle(message)
+        assert answer is not None
+        return [block["text"] for block in answer["result"]["content"]]
+
+    assert call(2.0) == ["note: 'n' was 2.0, read as [2.0]", "[2.0]"]
+    assert call(2) == ["2"]  # an integer is left alone
