@@ -315,7 +315,8 @@ def test_repair_reads_types_as_the_validator_does() -> None:
         return repr(n)
 
     def call(n: Any) -> list[str]:
-        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": {"n": n}}}
+        params = {"name": "count", "arguments": {"n": n}}
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
         answer = registry.handle(message)
         assert answer is not None
         return [block["text"] for block in answer["result"]["content"]]
