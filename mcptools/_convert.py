@@ -30,6 +30,7 @@ from ._schema.model import (
     unwrap,
 )
 from ._schema.pydantic_support import ModelRejected, build_model, is_pydantic_dataclass, rejection_text
+from ._validation.messages import invalid_arguments
 
 __all__ = ["Converter", "build_arguments_converter", "build_converter", "build_serializer"]
 
@@ -367,7 +368,7 @@ def _std(node: StdNode) -> Converter:
         except (ValueError, OverflowError, ArithmeticError) as exc:
             # The validator passed it, so it is in the published form, yet Python cannot hold it (year 0000, a
             # duration beyond timedelta's range): still the caller's value, so answered as an invalid argument.
-            raise ToolError(f"Invalid arguments: {value!r} cannot be a Python {name} ({exc})") from None
+            raise ToolError(invalid_arguments([f"{value!r} cannot be a Python {name} ({exc})"])) from None
 
     return convert_std
 

@@ -34,6 +34,7 @@ from ._errors import ProtocolError, ToolError
 from ._jsonrpc import INVALID_PARAMS, echo_id, error_response, result_response
 from ._protocol.results import build_result, text_result
 from ._validation import validate
+from ._validation.messages import invalid_arguments
 from .auth import missing_scopes
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ _V = TypeVar("_V")
 
 
 def invalid_arguments_result(errors: list[str]) -> dict[str, Any]:
-    return text_result("Invalid arguments: " + "; ".join(errors), is_error=True)
+    return text_result(invalid_arguments(errors), is_error=True)
 
 
 def failure_result(tool_name: str, exc: BaseException, *, expose_errors: bool = False) -> dict[str, Any]:

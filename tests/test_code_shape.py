@@ -141,3 +141,24 @@ def test_no_class_in_the_package_is_a_hand_kept_dataclass() -> None:
         for line, name in hand_kept_dataclasses(path.read_text(encoding="utf-8"))
     ]
     assert not problems, "\n".join(problems)
+
+
+def test_the_refused_arguments_prefix_is_written_in_one_place() -> None:
+    # Every refusal of a call's arguments (validator, pydantic, providers, conversion) says the contract's
+    # "Invalid arguments: " through messages.invalid_arguments; a second spelling could drift from it.
+    docstrings = set()
+    places = []
+    for path in sorted(ROOT.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                docstrings.add(id(node.value))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and "Invalid arguments" in node.value
+                and id(node) not in docstrings
+            ):
+                places.append(f"{path.relative_to(ROOT.parent)}:{node.lineno}")
+    assert len(places) == 1 and places[0].startswith("mcptools/_validation/messages.py:"), places

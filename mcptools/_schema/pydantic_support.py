@@ -17,6 +17,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Final, final
 
+from .._validation.messages import invalid_arguments
+
 __all__ = [
     "ModelRejected",
     "build_model",
@@ -198,4 +200,4 @@ def rejection_text(prefix: tuple[str | int, ...], rejected: ModelRejected) -> st
         for part in (*prefix, *loc):
             path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
         parts.append(f"property '{path}': {message}" if path else message)
-    return "Invalid arguments: " + "; ".join(parts)
+    return invalid_arguments(parts)

@@ -9,9 +9,12 @@ The pipeline, run once per schema by ``compile_schema`` (``compile.py``); a vali
        │                                        targets (Located = a subschema and where it sits)
        ▼
     keyword specs (Spec per subschema)          keywords.py: each keyword read and checked once (a broken schema
-       │                                        is a SchemaError here, at definition time); regex.py / nfa.py /
-       │                                        backtrack.py compile patterns; formats.py picks format checks;
-       │                                        cycles.py refuses $ref loops that never descend
+       │                                        is a SchemaError here, at definition time); regex.py translates
+       │                                        a pattern to ``re`` source, regex_syntax.py parses that into a
+       │                                        tree, backtrack.py says from the tree whether ``re`` runs it in
+       │                                        linear time, else nfa.py builds a linear-time matcher from it;
+       │                                        formats.py picks format checks; cycles.py refuses $ref loops that
+       │                                        never descend
        ├──────────────────────────────┐
        ▼                              ▼
     valid path: is_valid(x)        error path: errors(x), run only after the valid path said no
@@ -36,7 +39,7 @@ Adding a keyword
 ----------------
 A keyword that tests a value against a bound (like ``maxLength``, ``multipleOf``, ``uniqueItems``):
 
-1. ``keywords.py``: a ``Spec`` slot with its default, read in ``SpecTable._read`` with the existing readers
+1. ``keywords.py``: a ``Spec`` field with its default, read in ``SpecTable._read`` with the existing readers
    (``number``, ``count``) or your own check; a bad value raises ``SchemaError`` naming the keyword, where it
    is and what it must be.
 2. ``checks.py``: a row in ``VALUE_KEYWORDS``: the JSON type it constrains, the failing test as source over
@@ -44,13 +47,15 @@ A keyword that tests a value against a bound (like ``maxLength``, ``multipleOf``
    how to get the bound from the ``Spec``. Its place in the table is its place in "first failing keyword".
 3. ``messages.py``: its words in ``KEYWORD_WORDS`` (``("be", "at most {}", ("character", "characters"))``);
    the messages and the description of subschemas (``must not ...``, ``item that ...``) follow.
+   Three files on purpose: the words stay in ``messages.py`` because every error text lives in that one
+   module, and a ``Spec`` field is typed, so mypy checks every reader and every emitter that uses it.
 4. ``tests/reference_validator.py``: the same check, plainly, so ``tests/test_validation_fuzz.py`` compares the two.
 5. Tests: accepted and rejected values on both error paths (the generated one, and the collectors: wrap the
    schema as ``{"allOf": [schema, True]}``), and the message.
 
 A ``format`` is one function in ``formats.py`` and its entry in ``FORMAT_CHECKS`` (asserted only under
 ``compile_schema(..., format_assertion=True)``, and in every schema a tool derives); its message is its words in
-``FORMAT_WORDS`` (the form and an example), or the generic ``must match format '<name>'``);
+``messages.FORMAT_WORDS`` (the form and an example), or the generic ``must match format '<name>'``;
 ``duration`` was added this way. A keyword that applies subschemas (``properties``, ``contains``, ``anyOf``)
 needs its own emission in ``codegen.py`` and in ``collect.py``, and in ``errgen.py`` only if ``errgen._simple``
 lets schemas holding it take the generated error path (otherwise they fall back to the collectors).

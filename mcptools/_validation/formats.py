@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import re
 
-__all__ = ["FORMAT_CHECKS", "FORMAT_WORDS", "format_failure", "is_base64"]
+__all__ = ["FORMAT_CHECKS", "is_base64"]
 
 _compiled: dict[str, re.Pattern[str]] = {}
 # A duration's time part: T then H[M[S]] / M[S] / S.
@@ -149,26 +149,3 @@ FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "duration": is_duration,
     "decimal": is_decimal,
 }
-
-# What a failed format check tells the model: the form expected and an example it can copy. A format not listed
-# here reads "must match format 'name'".
-FORMAT_WORDS: dict[str, str] = {
-    "date-time": "a date-time (ISO 8601 with an offset), e.g. '2026-12-02T10:00:00Z'",
-    "date": "a date (ISO 8601), e.g. '2026-12-02'",
-    "time": "a time (ISO 8601 with an offset), e.g. '10:00:00Z'",
-    "duration": "a duration (ISO 8601), e.g. 'P1DT2H30M'",
-    "uuid": "a UUID, e.g. '123e4567-e89b-12d3-a456-426614174000'",
-    "decimal": "a decimal number, e.g. '12.50'",
-    "base64": "base64 text, e.g. 'aGVsbG8='",
-    "ipv4": "an IPv4 address, e.g. '192.0.2.1'",
-    "ipv6": "an IPv6 address, e.g. '2001:db8::1'",
-    "email": "an email address, e.g. 'someone@example.com'",
-    "uri": "a URI, e.g. 'https://example.com/page'",
-    "hostname": "a hostname, e.g. 'example.com'",
-}
-
-
-def format_failure(name: str | None) -> str:
-    """The words after a value's path when it fails format ``name``."""
-    words = FORMAT_WORDS.get(name or "")
-    return f"must be {words}" if words is not None else f"must match format {name!r}"

@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
 
-from .formats import format_failure
-
 __all__ = [
+    "FORMAT_WORDS",
+    "INVALID_ARGUMENTS",
     "KEYWORD_WORDS",
     "NOT_ALLOWED",
     "NO_MATCH",
@@ -55,6 +56,8 @@ __all__ = [
     "count_phrase",
     "describe_schema",
     "enum_predicate",
+    "format_failure",
+    "invalid_arguments",
     "json_text",
     "keyword_part",
     "keyword_predicate",
@@ -221,6 +224,30 @@ def keyword_part(keyword: str, value: Any) -> Part:
     if noun is not None:
         rest += " " + noun[value != 1]
     return verb, rest
+
+
+# What a failed format check tells the model: the form expected and an example it can copy. A format not listed
+# here reads "must match format 'name'".
+FORMAT_WORDS: dict[str, str] = {
+    "date-time": "a date-time (ISO 8601 with an offset), e.g. '2026-12-02T10:00:00Z'",
+    "date": "a date (ISO 8601), e.g. '2026-12-02'",
+    "time": "a time (ISO 8601 with an offset), e.g. '10:00:00Z'",
+    "duration": "a duration (ISO 8601), e.g. 'P1DT2H30M'",
+    "uuid": "a UUID, e.g. '123e4567-e89b-12d3-a456-426614174000'",
+    "decimal": "a decimal number, e.g. '12.50'",
+    "base64": "base64 text, e.g. 'aGVsbG8='",
+    "ipv4": "an IPv4 address, e.g. '192.0.2.1'",
+    "ipv6": "an IPv6 address, e.g. '2001:db8::1'",
+    "email": "an email address, e.g. 'someone@example.com'",
+    "uri": "a URI, e.g. 'https://example.com/page'",
+    "hostname": "a hostname, e.g. 'example.com'",
+}
+
+
+def format_failure(name: str | None) -> str:
+    """The words after a value's path when it fails format ``name``."""
+    words = FORMAT_WORDS.get(name or "")
+    return f"must be {words}" if words is not None else f"must match format {name!r}"
 
 
 def keyword_predicate(keyword: str, value: Any) -> str:
@@ -475,3 +502,14 @@ _ANNOTATIONS = frozenset(
     {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "$id",
      "$anchor", "$schema", "$defs", "discriminator"}
 )  # fmt: skip
+
+
+# The contract's prefix of a refused call's text: the validator's errors follow it joined by "; ", and so does
+# every other reason a call's arguments are refused (pydantic's own validators, a provider's undecodable
+# arguments, a value Python cannot hold), so a model reads one shape whoever refused.
+INVALID_ARGUMENTS = "Invalid arguments: "
+
+
+def invalid_arguments(problems: Iterable[str]) -> str:
+    """``Invalid arguments: <problem>; <problem>``: the text of a call refused for its arguments."""
+    return INVALID_ARGUMENTS + "; ".join(problems)

@@ -20,6 +20,7 @@ from .._errors import ToolDefinitionError
 from .._pipeline import invalid_arguments_result
 from .._profiles import Exported, export_schema
 from .._repair import repair, repairs_option
+from .._validation.messages import invalid_arguments
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
@@ -148,12 +149,12 @@ def _prepare(registry: ToolRegistry, tools: Toolset, call: Call, fixes: frozense
                 arguments = json.loads(arguments)
             except ValueError as exc:
                 reason = getattr(exc, "msg", "not JSON")
-                return f"Invalid arguments: arguments are not valid JSON ({reason}); send one JSON object", True
+                return invalid_arguments([f"arguments are not valid JSON ({reason}); send one JSON object"]), True
     elif arguments is None:
         arguments = {}
     arguments = plain(arguments)
     if not isinstance(arguments, dict):
-        return "Invalid arguments: arguments must be an object", True
+        return invalid_arguments(["arguments must be an object"]), True
     arguments = tools.exported[original].from_provider(arguments)
     notes: list[str] = []
     if fixes is not None:
