@@ -47,8 +47,10 @@ A keyword that tests a value against a bound (like ``maxLength``, ``multipleOf``
    how to get the bound from the ``Spec``. Its place in the table is its place in "first failing keyword".
 3. ``messages.py``: its words in ``KEYWORD_WORDS`` (``("be", "at most {}", ("character", "characters"))``);
    the messages and the description of subschemas (``must not ...``, ``item that ...``) follow.
-   Three files on purpose: the words stay in ``messages.py`` because every error text lives in that one
-   module, and a ``Spec`` field is typed, so mypy checks every reader and every emitter that uses it.
+   These three files and no others: the valid path, both error paths and ``errgen``'s choice of path learn
+   from the table which of these keywords a schema has (``tests/test_validation_keyword_table.py`` adds a
+   row and nothing else). Three on purpose: the words stay in ``messages.py`` because every error text lives
+   in that one module, and a ``Spec`` field is typed, so mypy checks every reader and emitter that uses it.
 4. ``tests/reference_validator.py``: the same check, plainly, so ``tests/test_validation_fuzz.py`` compares the two.
 5. Tests: accepted and rejected values on both error paths (the generated one, and the collectors: wrap the
    schema as ``{"allOf": [schema, True]}``), and the message.

@@ -352,8 +352,7 @@ class Generator:
             or spec.pattern_properties
             or spec.additional is not None
             or spec.property_names is not None
-            or spec.min_properties is not None
-            or spec.max_properties is not None
+            or rows_for(spec, "object")  # minProperties ... (checks.VALUE_KEYWORDS)
             or spec.dependent_required
             or spec.unevaluated_properties is not None
         )
@@ -474,9 +473,7 @@ class Generator:
 
     def _emit_array(self, spec: Spec, var: str, fail: str, ev: str | None, loops: int, known: str | None) -> None:
         has_keywords = (
-            spec.min_items is not None
-            or spec.max_items is not None
-            or spec.unique_items
+            rows_for(spec, "array")  # minItems, uniqueItems ... (checks.VALUE_KEYWORDS)
             or spec.prefix_items
             or spec.items is not None
             or spec.contains is not None

@@ -118,27 +118,10 @@ def _has_own_checks(spec: Spec) -> bool:
                 spec.one_of,
                 spec.not_,
                 spec.contains,
-                spec.pattern,
-                spec.format,
             )
         )
-        or any(
-            bound is not None
-            for bound in (
-                spec.minimum,
-                spec.maximum,
-                spec.exclusive_minimum,
-                spec.exclusive_maximum,
-                spec.multiple_of,
-                spec.min_length,
-                spec.max_length,
-                spec.min_items,
-                spec.max_items,
-                spec.min_properties,
-                spec.max_properties,
-            )
-        )
-        or spec.unique_items
+        # Every keyword of checks.VALUE_KEYWORDS (bounds, pattern, format, uniqueItems), from the table itself.
+        or bool(rows_for(spec, "number", "string", "object", "array"))
     )
 
 
