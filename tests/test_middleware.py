@@ -288,12 +288,12 @@ def test_middleware_definition_errors_name_the_registry_and_the_fix() -> None:
 
 
 def test_no_middleware_never_enters_the_chain(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcptools._protocol import engine
+    from mcptools._protocol import calls, engine
 
     def forbidden(*args: object) -> Any:
         raise AssertionError("the chain ran without middleware")
 
-    monkeypatch.setattr(engine, "run_call_chain", forbidden)
+    monkeypatch.setattr(calls, "run_call_chain", forbidden)
     monkeypatch.setattr(engine, "run_request_chain", forbidden)
     registry = _weather_registry()
     assert _text(registry.handle(_call("weather", {"location": "x"}))) == "x x1"

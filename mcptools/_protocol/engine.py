@@ -5,8 +5,10 @@ Which generation a request speaks is read from the request itself: one that name
 ``initialize`` (or any request on a session it opened) is a 2025 one. Transports create the ``Session`` and
 the ``send`` function that puts messages on the request's stream; nothing here knows about stdio or HTTP.
 
-The engine owns the protocol (routing, sessions, revisions, Context, cancellation, input-required rounds);
-what happens to one ``tools/call`` (preparing, running, building the result) is ``mcptools._pipeline``'s. The
+The engine owns the protocol's messages (classifying, routing, sessions, revisions, tools/list, the
+lifecycle); a routed ``tools/call`` goes to ``calls.ToolCaller`` (input-required rounds, Context,
+cancellation), and what happens to its arguments and value (preparing, running, building the result) is
+``mcptools._pipeline``'s. The
 registry owns one engine (``registry.engine``) and is seen here only through ``ToolSource``.
 """
 
@@ -15,42 +17,26 @@ from __future__ import annotations
 import json
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Protocol, final
+from typing import Any, Final, Protocol, final
 
-from .._context import Context
-from .._errors import InputRequired, ProtocolError, ToolError, URLElicitationRequired
+from .._errors import ProtocolError
 from .._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    URL_ELICITATION_REQUIRED,
     RequestId,
     classify,
     echo_id,
     error_response,
     result_response,
 )
-from .._middleware import Middleware, RequestInfo, ToolCall, client_key, run_call_chain, run_request_chain
-from .._pipeline import (
-    Adapt,
-    Prepared,
-    Repair,
-    failure_result,
-    find_tool,
-    invoke,
-    prepare_call,
-    run_coroutine,
-    run_inline,
-    text_result,
-    with_notes,
-)
-from .._pipeline import finish as finish_call
-from .._repair import could_repair, repair_arguments
-from ..auth import auth_enforced, missing_scopes, visible
+from .._middleware import RequestInfo, client_key, run_request_chain
+from .._pipeline import prepare_call, run_coroutine, run_inline
+from ..auth import auth_enforced, visible
+from .calls import Routed, ToolCaller, ToolSource
 from .request_rules import (
     INVALID_REQUEST_TEXT,
     LEGACY_METHODS,
@@ -73,50 +59,15 @@ from .revisions import (
     supported_versions,
 )
 from .session import Send, Session, discard
-from .state import StateSealer, arguments_digest
+from .state import StateSealer
 
-if TYPE_CHECKING:
-    from .._profiles import Exported
-    from .._tool import Tool
-
-__all__ = ["Engine", "Served", "ToolSource", "internal_error"]
+__all__ = ["Engine", "Served", "internal_error"]
 
 logger = logging.getLogger("mcptools")
 
 Response = dict[str, Any]
-_STATE_PURPOSE: Final = "requestState"
 _CURSOR_PURPOSE: Final = "tools/list"
 _OLDEST: Final = "2025-03-26"
-
-
-class ToolSource(Protocol):
-    """What the engine needs from a registry; a protocol, so this module never imports the registry."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def version(self) -> str: ...
-    @property
-    def instructions(self) -> str | None: ...
-    @property
-    def expose_errors(self) -> bool: ...
-    @property
-    def repair(self) -> frozenset[str]: ...
-    @property
-    def exports(self) -> Mapping[str, Exported]: ...
-    def get(self, name: str) -> Tool | None: ...
-    def list_tools(self) -> list[dict[str, Any]]: ...
-    # Lifespan and middleware (mcptools._lifespan, mcptools._middleware):
-    @property
-    def state(self) -> Any: ...
-    @property
-    def middleware(self) -> tuple[Middleware, ...]: ...
-    @property
-    def call_layers(self) -> tuple[Middleware, ...]: ...
-    @property
-    def request_layers(self) -> tuple[Middleware, ...]: ...
-    # The live tool list: called back on every change to it.
-    def on_tools_changed(self, callback: Callable[[], None]) -> None: ...
 
 
 class Served(Protocol):
@@ -137,31 +88,14 @@ def internal_error(message: object) -> Response:
 
 
 @final
-@dataclass(slots=True)
-class _Call:
-    """What the engine knows about one request while it runs."""
-
-    request_id: RequestId
-    meta: dict[str, Any]
-    legacy: bool
-    capabilities: dict[str, Any]
-    log_level: str | None
-    progress_token: str | int | None = field(init=False)
-
-    def __post_init__(self) -> None:
-        token = self.meta.get("progressToken")
-        self.progress_token = token if type(token) in (str, int) else None
-
-
-@final
 class Engine:
     """Serves one registry over either protocol generation; transports call ``handle`` for every message."""
 
     __slots__ = (
         "__weakref__",
-        "_repairable",
         "_sessions",
         "cache_scope",
+        "calls",
         "list_ttl_ms",
         "page_size",
         "registry",
@@ -188,9 +122,8 @@ class Engine:
         # The 2025 sessions this engine opened, told when the registry's tools change; weak, so a session nobody
         # serves any more is forgotten.
         self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
-        # Per tool name: the tool and whether the registry's repairs could ever reach its arguments (could_repair),
-        # so an invalid call to a tool no repair can help skips the repair walk.
-        self._repairable: dict[str, tuple[Tool, frozenset[str], bool]] = {}
+        # The protocol's part of tools/call (rounds, repair and profile hooks, middleware, Context, cancellation).
+        self.calls = ToolCaller(registry, self.sealer)
         registry.on_tools_changed(self._tools_changed)
 
     def _tools_changed(self) -> None:
@@ -320,7 +253,7 @@ class Engine:
         strict: bool,
         modern_only: bool = False,
         meta_checked: bool = False,
-    ) -> tuple[_Call, str, dict[str, Any]] | Response:
+    ) -> tuple[Routed, str, dict[str, Any]] | Response:
         """Which generation and method table a request belongs to; a dict return is the answer already."""
         request_id: RequestId = message["id"]
         method: str = message["method"]
@@ -339,7 +272,7 @@ class Engine:
                     f"Invalid Request: this session is already initialized (at {session.protocol_version}); "
                     "initialize comes once, first",
                 )
-            call = _Call(
+            call = Routed(
                 request_id,
                 meta if type(meta) is dict else {},
                 True,
@@ -362,17 +295,17 @@ class Engine:
                     f"Unsupported protocol version: {version}",
                     {"supported": supported_versions(modern_only), "requested": version},
                 )
-            call = _Call(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], meta.get(META_LOG_LEVEL))
+            call = Routed(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], meta.get(META_LOG_LEVEL))
             methods = STATELESS_METHODS
         else:
-            call = _Call(request_id, meta if type(meta) is dict else {}, False, {}, None)
+            call = Routed(request_id, meta if type(meta) is dict else {}, False, {}, None)
             methods = LENIENT_METHODS
         if method not in methods:
             return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         return call, method, params
 
     def _other_method(
-        self, call: _Call, method: str, params: dict[str, Any], session: Session, modern_only: bool = False
+        self, call: Routed, method: str, params: dict[str, Any], session: Session, modern_only: bool = False
     ) -> dict[str, Any]:
         if method == "tools/list":
             return self._tools_list(call, params)
@@ -383,7 +316,7 @@ class Engine:
         return {}  # ping
 
     @staticmethod
-    def _respond(call: _Call, result: dict[str, Any], session: Session) -> Response:
+    def _respond(call: Routed, result: dict[str, Any], session: Session) -> Response:
         if call.legacy:
             result.pop("resultType", None)
             if session.protocol_version == _OLDEST:
@@ -408,7 +341,7 @@ class Engine:
         call, method, params = routed
         try:
             if method == "tools/call":
-                result = await self._tools_call(call, params, session, send, close_stream)
+                result = await self.calls.call(call, params, session, send, close_stream)
                 if result is None:
                     return None
             else:
@@ -452,8 +385,8 @@ class Engine:
                         params,
                         self.registry.get,
                         expose_errors=expose_errors,
-                        repair=self._repair_hook(),
-                        adapt=self._adapt_hook(),
+                        repair=self.calls.repair_hook(),
+                        adapt=self.calls.adapt_hook(),
                     )
                 except ProtocolError as problem:
                     return error_response(request_id, problem.code, problem.message, problem.data)
@@ -463,11 +396,11 @@ class Engine:
                 if tool.needs_loop:
                     meta = params.get("_meta")
                     call = (
-                        _Call(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], None)
+                        Routed(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], None)
                         if type(meta) is dict
-                        else _Call(request_id, {}, False, {}, None)
+                        else Routed(request_id, {}, False, {}, None)
                     )
-                    result = self._run_sync(call, prepared)
+                    result = self.calls.run_sync(call, prepared)
                     return result_response(request_id, result) if result is not None else None
                 return result_response(request_id, run_inline(prepared, expose_errors=expose_errors))
             # Only initialize writes to a session here (logging/setLevel needs one it opened): every other
@@ -479,11 +412,11 @@ class Engine:
             call, method, params = routed
             try:
                 if method == "tools/call":
-                    prepared = self._prepare(call, params)
+                    prepared = self.calls.prepare(call, params)
                     if isinstance(prepared, dict):
                         result = prepared
                     else:
-                        ran = self._run_sync(call, prepared)
+                        ran = self.calls.run_sync(call, prepared)
                         if ran is None:
                             return None  # cancelled: the protocol sends no response
                         result = ran
@@ -494,13 +427,6 @@ class Engine:
             return self._respond(call, result, session)
         except Exception:
             return internal_error(message)
-
-    def _run_sync(self, call: _Call, prepared: Prepared) -> dict[str, Any] | None:
-        """A prepared call run to its result from synchronous code: sync tools inline, the rest on a loop."""
-        tool = prepared[0]
-        if tool.needs_loop:
-            return run_coroutine(self._run(call, prepared, Session(peer="local"), discard, None))
-        return run_inline(prepared, expose_errors=self.registry.expose_errors)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -552,7 +478,7 @@ class Engine:
 
     # -- tools/list --------------------------------------------------------------------------------------
 
-    def _tools_list(self, call: _Call, params: dict[str, Any]) -> dict[str, Any]:
+    def _tools_list(self, call: Routed, params: dict[str, Any]) -> dict[str, Any]:
         listing = self.registry.list_tools()
         if auth_enforced():
             # A tool whose scopes the caller lacks is not shown to it (and refused if called anyway).
@@ -575,228 +501,6 @@ class Engine:
             result["ttlMs"] = self.list_ttl_ms
             result["cacheScope"] = self.cache_scope
         return result
-
-    # -- tools/call --------------------------------------------------------------------------------------
-
-    def _answers(
-        self, call: _Call, params: dict[str, Any], name: str, arguments: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """The input responses this round can use (those sealed in ``requestState`` plus the new ones), and what
-        the earlier rounds already streamed (see ``Context``'s ``replay``)."""
-        answers: dict[str, Any] = {}
-        replay: dict[str, Any] | None = None
-        if "requestState" in params:
-            state = self.sealer.open(params["requestState"], purpose=_STATE_PURPOSE)
-            if state is None or state.get("t") != name or state.get("a") != arguments_digest(arguments):
-                raise ProtocolError(INVALID_PARAMS, "Invalid params: requestState failed its integrity check")
-            carried = state.get("r")
-            if type(carried) is dict:
-                answers.update(carried)
-            sent = state.get("s")
-            if type(sent) is dict:
-                replay = sent
-        if "inputResponses" in params:
-            responses = params["inputResponses"]
-            if type(responses) is not dict:
-                raise ProtocolError(INVALID_PARAMS, "Invalid params: 'inputResponses' must be an object")
-            for key, value in responses.items():
-                if type(value) is not dict:
-                    raise ProtocolError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] must be an object")
-            answers.update(responses)
-        return answers, replay
-
-    def _prepare(self, call: _Call, params: dict[str, Any]) -> Prepared | dict[str, Any]:
-        """The pipeline's ``prepare_call``, with this protocol's part (the sealed state of earlier rounds) as its
-        hook when the request carries rounds; a dict return is the result already."""
-        carried = None
-        if not call.legacy and ("requestState" in params or "inputResponses" in params):
-
-            def carried(name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-                return self._answers(call, params, name, arguments)
-
-        return prepare_call(
-            params,
-            self.registry.get,
-            expose_errors=self.registry.expose_errors,
-            carried=carried,
-            repair=self._repair_hook(),
-            adapt=self._adapt_hook(),
-        )
-
-    def _repair_hook(self) -> Repair | None:
-        """The registry's ``repair=`` as the pipeline's hook; ``None`` when it repairs nothing."""
-        return self._repair if self.registry.repair else None
-
-    def _repair(self, tool: Tool, arguments: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]] | None:
-        enabled = self.registry.repair
-        known = self._repairable.get(tool.name)
-        if known is None or known[0] is not tool or known[1] is not enabled:
-            known = (tool, enabled, could_repair(tool.input_schema, enabled))
-            self._repairable[tool.name] = known
-        if not known[2]:
-            return None
-        return repair_arguments(enabled, tool.name, tool.input_schema, tool.validator, arguments)
-
-    def _adapt_hook(self) -> Adapt | None:
-        """The registry's ``profile=`` as the pipeline's hook; ``None`` when it publishes schemas as they are."""
-        return self._adapt if self.registry.exports else None
-
-    def _adapt(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        exported = self.registry.exports.get(name)
-        return exported.from_provider(arguments) if exported is not None else arguments
-
-    async def _tools_call(
-        self,
-        call: _Call,
-        params: dict[str, Any],
-        session: Session,
-        send: Send,
-        close_stream: Callable[[], Awaitable[None]] | None,
-    ) -> dict[str, Any] | None:
-        layers = self.registry.call_layers
-        if layers:
-            return await self._call_through_middleware(layers, call, params, session, send, close_stream)
-        prepared = self._prepare(call, params)
-        if isinstance(prepared, dict):
-            return prepared
-        return await self._run(call, prepared, session, send, close_stream)
-
-    async def _call_through_middleware(
-        self,
-        layers: tuple[Middleware, ...],
-        call: _Call,
-        params: dict[str, Any],
-        session: Session,
-        send: Send,
-        close_stream: Callable[[], Awaitable[None]] | None,
-    ) -> dict[str, Any] | None:
-        """The call chain around the pipeline: an unknown tool is refused before it (a request middleware sees
-        that); the chain wraps validation, the run and the result."""
-        registry = self.registry
-        _, tool = find_tool(params, registry.get)
-        if tool.scopes and missing_scopes(tool):
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {tool.name}")  # as prepare_call would
-        arguments = params.get("arguments")
-        record = ToolCall(
-            tool,
-            arguments if type(arguments) is dict else {},
-            call.request_id,
-            client_key(session.peer, lambda: session.id),
-            _state_of=lambda: registry.state,
-        )
-
-        async def terminal(_: ToolCall) -> dict[str, Any]:
-            prepared = self._prepare(call, params)
-            if isinstance(prepared, dict):
-                return prepared
-            result = await self._run(call, prepared, session, send, close_stream)
-            if result is None:
-                raise _ClientCancelled
-            return result
-
-        try:
-            return await run_call_chain(layers, record, terminal)
-        except _ClientCancelled:
-            return None  # cancelled by the client: no response
-        except ProtocolError:
-            raise
-        except ToolError as refusal:  # a middleware speaking to the model (a rate limit, say)
-            return text_result(str(refusal), is_error=True)
-        except Exception as exc:
-            return failure_result(tool.name, exc, expose_errors=registry.expose_errors)
-
-    async def _run(
-        self,
-        call: _Call,
-        prepared: Prepared,
-        session: Session,
-        send: Send,
-        close_stream: Callable[[], Awaitable[None]] | None,
-    ) -> dict[str, Any] | None:
-        """Run a prepared call on the event loop: the Context, cancellation and input-required rounds are the
-        protocol's; running the tool and building its result are the pipeline's."""
-        tool, arguments, kwargs, answers, replay, notes = prepared
-        context: Context | None = None
-        if tool.context_param is not None:
-            context = Context(
-                call.request_id,
-                session=session if call.legacy else None,
-                send=send,
-                progress_token=call.progress_token,
-                log_level=call.log_level,
-                client_capabilities=call.capabilities,
-                answers=answers,
-                stateless=not call.legacy,
-                close_stream=close_stream,
-                replay=replay,
-                state=self._state_getter(),
-            )
-            kwargs = {**kwargs, tool.context_param: context}
-        import asyncio  # lazily: asyncio is most of mcptools' import time
-
-        task = asyncio.ensure_future(invoke(tool, kwargs))
-        cancelled_by_client: list[bool] = []
-
-        def on_cancel() -> None:
-            cancelled_by_client.append(True)
-            if context is not None:
-                context._mark_cancelled()
-
-        session.track(call.request_id, task, on_cancel)
-        try:
-            value = await task
-        except asyncio.CancelledError:
-            if not cancelled_by_client:
-                # The transport gave up on the call (the client went away, the server is stopping): a sync
-                # tool in its thread cannot be interrupted, but it can see the flag and stop.
-                if context is not None:
-                    context._mark_cancelled()
-                task.cancel()
-                raise
-            return None  # cancelled by the client: the protocol says no response is sent
-        except InputRequired as needed:
-            return self._input_required(tool.name, arguments, answers, needed, context)
-        except ProtocolError:
-            raise
-        except URLElicitationRequired as required:
-            if call.legacy:
-                raise ProtocolError(
-                    URL_ELICITATION_REQUIRED, required.message, {"elicitations": required.elicitations}
-                ) from None
-            # 2026-07-28 has no such error: the same questions go out as an input_required round.
-            asked = {
-                str(item.get("elicitationId", index)): {"method": "elicitation/create", "params": item}
-                for index, item in enumerate(required.elicitations)
-            }
-            return self._input_required(tool.name, arguments, answers, InputRequired(asked), context)
-        except (Exception, SystemExit) as exc:
-            return with_notes(failure_result(tool.name, exc, expose_errors=self.registry.expose_errors), notes)
-        finally:
-            session.untrack(call.request_id)
-        return with_notes(finish_call(tool, value, expose_errors=self.registry.expose_errors), notes)
-
-    def _state_getter(self) -> Callable[[], Any]:
-        registry = self.registry
-        return lambda: registry.state
-
-    def _input_required(
-        self,
-        name: str,
-        arguments: dict[str, Any],
-        answers: dict[str, Any],
-        needed: InputRequired,
-        context: Context | None,
-    ) -> dict[str, Any]:
-        document: dict[str, Any] = {"t": name, "a": arguments_digest(arguments), "r": answers}
-        if context is not None:
-            document["s"] = context._replay_state()
-        state = self.sealer.seal(document, purpose=_STATE_PURPOSE)
-        return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
-
-
-class _ClientCancelled(BaseException):
-    """The client cancelled a call while middleware wrapped it: unwinds the chain (its ``finally`` blocks run;
-    an ``except Exception`` does not catch it), and no response is sent."""
 
 
 # The session of requests that have none (``registry.handle``); never initialized, so never written to.

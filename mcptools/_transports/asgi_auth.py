@@ -14,7 +14,7 @@ from ..auth import WELL_KNOWN, AuthSettings, bind_principal, challenge, missing_
 from .asgi_io import ASGISend, Headers, Reject, Scope, local_path, send_json
 
 if TYPE_CHECKING:
-    from .._protocol.engine import ToolSource
+    from .._protocol.calls import ToolSource
 
 __all__ = ["HTTPAuth"]
 
