@@ -200,11 +200,14 @@ _AWARE: st.SearchStrategy[dt.datetime] = (
     .map(_fixed_offset)
 )
 
+_EXACT_SECONDS = dt.timedelta(seconds=2**31 - 1)
 VALUES: dict[Any, st.SearchStrategy[Any]] = {
     dt.datetime: _AWARE,
     dt.date: st.dates(),
     dt.time: st.times(timezones=st.just(dt.timezone.utc)),
-    dt.timedelta: st.timedeltas(min_value=dt.timedelta(0), max_value=dt.timedelta(days=10**5)),
+    # A duration with a fraction or a sign travels as float seconds: exact to the microsecond below 2**31 s
+    # (68 years); the test below pins the rounding past that.
+    dt.timedelta: st.timedeltas(min_value=-_EXACT_SECONDS, max_value=_EXACT_SECONDS),
     uuid.UUID: st.uuids(),
     decimal.Decimal: st.decimals(allow_nan=False, allow_infinity=False),
     pathlib.Path: st.text().map(pathlib.Path),
@@ -231,6 +234,17 @@ def test_every_value_round_trips_through_its_json_form(annotation: Any, data: st
         assert seen == [pathlib.Path(str(value))]
     else:
         assert seen == [value]
+
+
+def test_a_fractional_duration_past_68_years_is_rounded_to_what_a_float_holds_not_lost() -> None:
+    from mcptools._schema.stdtypes import dump_std
+
+    value = dt.timedelta(days=99421, microseconds=1)
+    registry, seen = single(dt.timedelta)
+    sent = dump_std(value)
+    assert isinstance(sent, float)
+    assert call(registry, "t", {"value": sent}).get("isError") is not True
+    assert abs(seen[0] - value) <= dt.timedelta(microseconds=2)
 
 
 _TEXTS = st.one_of(
