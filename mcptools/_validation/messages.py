@@ -324,8 +324,10 @@ _CONJUGATIONS = {
     "match": ("matches", "match"),
     "not contain": ("does not contain", "do not contain"),
 }
-_VALUE_KEYWORDS = list(KEYWORD_WORDS)[:9]  # described before a schema's required names
-_SIZE_KEYWORDS = list(KEYWORD_WORDS)[9:]  # and these after them
+# What a value is or matches is described before a schema's required names, what it has (sizes) after them:
+# the verb decides, so a keyword added anywhere in the table lands in its group.
+_VALUE_KEYWORDS = [keyword for keyword, (verb, _, _) in KEYWORD_WORDS.items() if verb in ("be", "match")]
+_SIZE_KEYWORDS = [keyword for keyword in KEYWORD_WORDS if keyword not in _VALUE_KEYWORDS]
 _NUMBER_WORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
 
 
