@@ -98,6 +98,11 @@ def _has_model(node: Node, seen: set[int]) -> bool:
     return False
 
 
+def _within(part: str | int, rejected: ModelRejected) -> ModelRejected:
+    """A model's rejection seen from one level up: its paths start with the key or index it sits under."""
+    return ModelRejected([((part, *loc), text) for loc, text in rejected.problems])
+
+
 def _keyed(key: str, convert: Converter) -> Converter:
     """A field's converter whose model rejections say which field (pydantic's loc starts inside the model)."""
 
@@ -105,7 +110,7 @@ def _keyed(key: str, convert: Converter) -> Converter:
         try:
             return convert(value)
         except ModelRejected as rejected:
-            raise ModelRejected([((key, *loc), message) for loc, message in rejected.problems]) from None
+            raise _within(key, rejected) from None
 
     return convert_keyed
 
@@ -120,10 +125,42 @@ def _indexed_array(container: str, item: Converter) -> Converter:
             try:
                 out.append(item(element))
             except ModelRejected as rejected:
-                raise ModelRejected([((index, *loc), text) for loc, text in rejected.problems]) from None
+                raise _within(index, rejected) from None
         return out if container == "list" else make(out)
 
     return convert_items
+
+
+def _indexed_tuple(items: list[Converter | None]) -> Converter:
+    """A fixed tuple's converter whose model rejections say which position (``t[1].n``)."""
+    converters = [item or _identity for item in items]
+
+    def convert_positions(value: Any) -> Any:
+        out = []
+        for index, (convert, element) in enumerate(zip(converters, value, strict=True)):
+            try:
+                out.append(convert(element))
+            except ModelRejected as rejected:
+                raise _within(index, rejected) from None
+        return tuple(out)
+
+    return convert_positions
+
+
+def _keyed_dict(key: Converter | None, value: Converter) -> Converter:
+    """A dict converter whose model rejections say under which key (``d.k.n``, ``d["a.b"].n``)."""
+    convert_key = key or _identity
+
+    def convert_entries(mapping: Any) -> Any:
+        out = {}
+        for name, element in mapping.items():
+            try:
+                out[convert_key(name)] = value(element)
+            except ModelRejected as rejected:
+                raise _within(name, rejected) from None
+        return out
+
+    return convert_entries
 
 
 def _naming(name: str, convert: Converter) -> Converter:
@@ -176,7 +213,10 @@ def _arguments(
             if name in out:
                 out[name] = convert(out[name])
         for name in arguments.keys() - named:
-            out[name] = convert_rest(out[name])
+            try:
+                out[name] = convert_rest(out[name])
+            except ModelRejected as rejected:  # a model under **kwargs: name the argument, as _naming does
+                raise ToolError(rejection_text((name,), rejected)) from None
         return out
 
     return convert_arguments_and_rest
@@ -218,12 +258,16 @@ class _Builder:
                 return _indexed_array(node.container, item)
             return _array(node.container, item)
         if isinstance(node, TupleNode):
-            return _tuple([self.build(item) for item in node.items])
+            items = [self.build(item) for item in node.items]
+            if any(_has_model(item, set()) for item in node.items):
+                return _indexed_tuple(items)
+            return _tuple(items)
         if isinstance(node, DictNode):
-            return _dict(
-                _choice(node.key) if node.key is not None and node.key.members is not None else None,
-                self.build(node.value),
-            )
+            key = _choice(node.key) if node.key is not None and node.key.members is not None else None
+            value = self.build(node.value)
+            if value is not None and _has_model(node.value, set()):
+                return _keyed_dict(key, value)
+            return _dict(key, value)
         if isinstance(node, ObjectNode):
             return self._object(node)
         if isinstance(node, UnionNode):
@@ -424,7 +468,10 @@ def _object(node: ObjectNode, converted: tuple[tuple[str, Converter], ...], extr
                 if name in out:
                     out[name] = convert(out[name])
             for name in value.keys() - named:
-                out[name] = convert_extra(out[name])
+                try:
+                    out[name] = convert_extra(out[name])
+                except ModelRejected as rejected:
+                    raise _within(name, rejected) from None
             return out
 
         return convert_open_typeddict

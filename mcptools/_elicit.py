@@ -26,7 +26,7 @@ from ._json import JSONObject
 from ._schema.emit import SchemaEmitter
 from ._schema.hints import HintError, HintReader, type_text
 from ._schema.model import MISSING, ChoiceNode, Field, MetaNode, ObjectNode, ScalarNode, UnionNode, unwrap
-from ._schema.pydantic_support import ModelRejected, is_model_class
+from ._schema.pydantic_support import ModelRejected, is_model_class, problem_lines
 from ._validation import Validator, checker_for
 
 __all__ = ["ElicitationError", "Elicited", "Form", "form_for"]
@@ -175,10 +175,7 @@ def _check_property(label: str, name: str, schema: JSONObject) -> None:
 
 def _problems(exc: Exception) -> list[str]:
     if isinstance(exc, ModelRejected):  # the model's own validators, in the validator's path style
-        return [
-            f"property '{'.'.join(str(part) for part in loc)}': {message}" if loc else message
-            for loc, message in exc.problems
-        ]
+        return problem_lines((), exc)
     # A ValueError is how a dataclass's __post_init__ refuses a value: its text is the author's to show.
     # Any other exception's text may hold internals, so only its class is named.
     return [f"{type(exc).__name__}: {exc}" if isinstance(exc, ValueError) else type(exc).__name__]

@@ -269,3 +269,64 @@ def test_a_model_or_a_standard_type_returned_is_structured_json() -> None:
         "format": "date-time",
     }
     assert call(registry, "now", {})["structuredContent"] == {"result": "2026-12-02T10:00:00+00:00"}
+
+
+class Even(BaseModel):
+    n: int
+
+    @field_validator("n")
+    @classmethod
+    def even(cls, value: int) -> int:
+        if value % 2:
+            raise ValueError("must be even")
+        return value
+
+
+def test_the_models_own_complaints_name_dict_keys_and_tuple_positions() -> None:
+    registry = ToolRegistry("pyd")
+    seen: list[Any] = []
+
+    @registry.tool
+    def place(
+        by_name: dict[str, Even],
+        pair: tuple[int, Even] = (0, Even(n=0)),
+        nested: list[dict[str, Even]] = [],  # noqa: B006 (each call gets a copy)
+    ) -> str:
+        seen.append((by_name, pair, nested))
+        return "ok"
+
+    @registry.tool
+    def rest(**named: Even) -> str:
+        seen.append(named)
+        return "ok"
+
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        ("place", {"by_name": {"k": {"n": 1}}}, "property 'by_name.k.n': must be even"),
+        ("place", {"by_name": {}, "pair": [1, {"n": 3}]}, "property 'pair[1].n': must be even"),
+        ("place", {"by_name": {}, "nested": [{}, {"a.b": {"n": 5}}]}, "property 'nested[1][\"a.b\"].n': must be even"),
+        ("rest", {"zz": {"n": 7}}, "property 'zz.n': must be even"),
+    ]
+    for name, arguments, line in cases:
+        result = call(registry, name, arguments)
+        assert result["isError"] is True
+        assert text_of(result) == "Invalid arguments: " + line
+    # Our validator's own lines use the same paths, so both voices point at the same place.
+    ours = call(registry, "place", {"by_name": {"a.b": {"n": "x"}}, "pair": [1, {"n": "y"}]})
+    assert text_of(ours) == (
+        "Invalid arguments: property 'by_name[\"a.b\"].n' must be integer; property 'pair[1].n' must be integer"
+    )
+    assert seen == []
+    assert call(registry, "place", {"by_name": {"k": {"n": 2}}, "pair": [1, {"n": 4}]})["isError"] is False
+    assert seen == [({"k": Even(n=2)}, (1, Even(n=4)), [])]
+
+
+def test_pydantic_locations_become_validator_paths() -> None:
+    from mcptools._schema.pydantic_support import ModelRejected, problem_lines
+
+    rejected = ModelRejected([(("d", "a.b", 0, "n"), "must be even"), ((), "dates out of order"), (("", 2), "no")])
+    assert problem_lines(("arg",), rejected) == [
+        "property 'arg.d[\"a.b\"][0].n': must be even",
+        "property 'arg': dates out of order",
+        "property 'arg[\"\"][2]': no",
+    ]
+    assert problem_lines((), ModelRejected([(("when",), "in the past")])) == ["property 'when': in the past"]

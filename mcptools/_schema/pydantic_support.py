@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Final, final
 
-from .._validation.messages import invalid_arguments
+from .._validation.messages import invalid_arguments, render_path
 
 __all__ = [
     "ModelRejected",
@@ -30,6 +30,7 @@ __all__ = [
     "is_pydantic_dataclass",
     "model_extra_allowed",
     "model_fields",
+    "problem_lines",
     "rejection_text",
 ]
 
@@ -192,12 +193,16 @@ def build_model(cls: Any, value: Any) -> Any:
         raise ModelRejected(problems) from None
 
 
-def rejection_text(prefix: tuple[str | int, ...], rejected: ModelRejected) -> str:
-    """``Invalid arguments: property 'order.quantity': must be even; ...`` in the validator's path style."""
-    parts: list[str] = []
+def problem_lines(prefix: tuple[str | int, ...], rejected: ModelRejected) -> list[str]:
+    """``property 'order.quantity': must be even`` per problem, the path written as the validator writes its
+    own (``d["a.b"].n``, ``t[1].n``), so a model's own complaint reads like ours."""
+    lines: list[str] = []
     for loc, message in rejected.problems:
-        path = ""
-        for part in (*prefix, *loc):
-            path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-        parts.append(f"property '{path}': {message}" if path else message)
-    return invalid_arguments(parts)
+        path = (*prefix, *loc)
+        lines.append(f"property '{render_path(path)}': {message}" if path else message)
+    return lines
+
+
+def rejection_text(prefix: tuple[str | int, ...], rejected: ModelRejected) -> str:
+    """``Invalid arguments: property 'order.quantity': must be even; ...``."""
+    return invalid_arguments(problem_lines(prefix, rejected))
