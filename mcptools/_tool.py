@@ -320,7 +320,9 @@ class Tool:
         text, and a server should not pay at start for checkers it may never use)."""
         checker = self._output_checker
         if checker is None:
-            checker = self._output_checker = checker_for(self.output_schema)
+            # Formats asserted, as for a derived input schema: the outputSchema is always derived from the
+            # return type, and a custom serializer that writes '02/12/2026' for a date breaks its promise.
+            checker = self._output_checker = checker_for(self.output_schema, format_assertion=True)
         return checker
 
     def _listing(self) -> dict[str, Any]:

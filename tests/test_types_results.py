@@ -264,6 +264,93 @@ def test_a_value_with_no_json_form_is_an_error_that_says_where() -> None:
     )
 
 
+class Stamp(TypedDict):
+    when: datetime.datetime
+    at: list[datetime.time]
+
+
+def test_a_naive_datetime_or_time_result_is_an_error_that_says_where_and_the_fix() -> None:
+    # RFC 3339 (the date-time / time formats an annotated result publishes) needs an offset: a naive value
+    # would fail our own outputSchema, and a client guessing its zone could be hours off.
+    registry = ToolRegistry("results")
+    naive = datetime.datetime(2026, 12, 2, 10, 0)
+
+    @registry.tool
+    def stamp() -> Stamp:
+        return {"when": naive.replace(tzinfo=datetime.timezone.utc), "at": [datetime.time(9), datetime.time(10)]}
+
+    @registry.tool
+    def moment() -> datetime.datetime:
+        return naive
+
+    @registry.tool
+    def keyed() -> dict[str, Any]:
+        return {"seen": {naive: 1}}  # a naive datetime as a key: refused as well
+
+    assert _call(registry, "stamp")["content"][0]["text"] == (
+        "Tool 'stamp' returned output that cannot be sent as JSON: the datetime.time at at[0] is naive "
+        "(no UTC offset, which RFC 3339 time needs); return an aware time, e.g. time(10, 0, tzinfo=timezone.utc)"
+    )
+    assert _call(registry, "moment")["content"][0]["text"] == (
+        "Tool 'moment' returned output that cannot be sent as JSON: the datetime.datetime is naive "
+        "(no UTC offset, which RFC 3339 date-time needs); return an aware datetime, e.g. datetime.now(timezone.utc)"
+    )
+    assert _call(registry, "keyed")["isError"] is True
+    aware = {
+        "when": naive.replace(tzinfo=datetime.timezone.utc),
+        "at": [datetime.time(9, tzinfo=datetime.timezone.utc)],
+    }
+    assert jsonify(aware) == {"when": "2026-12-02T10:00:00+00:00", "at": ["09:00:00+00:00"]}
+
+
+def test_without_an_annotation_a_naive_value_is_sent_as_it_is() -> None:
+    # No outputSchema promises a format, and a wall-clock time ("opens at 08:00") is naive by nature.
+    registry = ToolRegistry("results")
+
+    @registry.tool
+    def hours():  # type: ignore[no-untyped-def]
+        return {"opens": datetime.time(8), "since": [datetime.datetime(2026, 1, 1)], "on": {datetime.date(2026, 1, 2)}}
+
+    result = _call(registry, "hours")
+    assert result["isError"] is False
+    assert result["structuredContent"] == {"opens": "08:00:00", "since": ["2026-01-01T00:00:00"], "on": ["2026-01-02"]}
+
+
+def test_a_naive_default_is_not_published() -> None:
+    registry = ToolRegistry("results")
+
+    @registry.tool
+    def since(when: datetime.datetime = datetime.datetime(2026, 1, 1)) -> str:
+        return when.isoformat()
+
+    assert "default" not in _listing(registry, "since")["inputSchema"]["properties"]["when"]
+    assert _call(registry, "since")["content"][0]["text"] == "2026-01-01T00:00:00"
+
+
+class Shipped(pydantic.BaseModel):
+    day: datetime.date
+
+    @pydantic.field_serializer("day")
+    def european(self, day: datetime.date) -> str:
+        return day.strftime("%d/%m/%Y")
+
+
+def test_a_result_breaking_its_own_format_is_an_error_result() -> None:
+    registry = ToolRegistry("results")
+
+    @registry.tool
+    def shipped() -> Shipped:
+        return Shipped(day=datetime.date(2026, 12, 2))
+
+    assert _listing(registry, "shipped")["outputSchema"]["properties"]["day"] == {"type": "string", "format": "date"}
+    result = _call(registry, "shipped")
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == (
+        "Tool 'shipped' returned output that does not match its outputSchema: property 'day' must be a date "
+        "(ISO 8601), e.g. '2026-12-02'"
+    )
+
+
 def test_jsonify_refuses_what_has_no_json_form() -> None:
     with pytest.raises(NotJSON, match="a complex at x has no JSON form"):
         jsonify({"x": 1j})
@@ -272,7 +359,7 @@ def test_jsonify_refuses_what_has_no_json_form() -> None:
 # -- property: results round-trip to JSON that validates against the derived outputSchema ------------------
 
 _SCALAR_TYPES: dict[Any, st.SearchStrategy[Any]] = {
-    # Aware: RFC 3339 date-time needs an offset (a naive datetime is sent without one, as pydantic does).
+    # Aware: RFC 3339 date-time needs an offset (a naive datetime is an error result, tested above).
     datetime.datetime: st.datetimes(
         timezones=st.sampled_from([datetime.timezone.utc, datetime.timezone(datetime.timedelta(hours=-5))])
     ),

@@ -76,7 +76,7 @@ def _unannotated(tool: Tool, value: Any) -> dict[str, Any]:
     no object to be, so they are text only; a value with no JSON form at all is its ``str()``.
     """
     try:
-        data = jsonify(value)
+        data = jsonify(value, naive_ok=True)  # no outputSchema here promises date-time's offset
     except (NotJSON, RecursionError):
         return text_result(str(value), is_error=False)
     if type(data) is str:
@@ -95,8 +95,7 @@ def _structured(tool: Tool, value: Any) -> dict[str, Any]:
     try:
         structured = tool.serialize_output(value) if tool.serialize_output is not None else value
     except NotJSON as exc:
-        logger.error("tool %r returned output with no JSON form: %s", tool.name, exc)
-        return text_result(f"Tool '{tool.name}' returned output that cannot be sent as JSON: {exc}", is_error=True)
+        return _not_json(tool, exc)
     except RecursionError:
         return text_result(f"Tool '{tool.name}' returned output nested too deeply to send as JSON", is_error=True)
     checker = tool.output_checker()
@@ -121,6 +120,11 @@ def _structured(tool: Tool, value: Any) -> dict[str, Any]:
         "structuredContent": structured,
         "isError": False,
     }
+
+
+def _not_json(tool: Tool, exc: NotJSON) -> dict[str, Any]:
+    logger.error("tool %r returned output with no JSON form: %s", tool.name, exc)
+    return text_result(f"Tool '{tool.name}' returned output that cannot be sent as JSON: {exc}", is_error=True)
 
 
 def _json_text(tool: Tool, data: Any) -> str | dict[str, Any]:

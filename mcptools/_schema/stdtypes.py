@@ -8,7 +8,10 @@ Python value back into JSON (results, defaults). The parsers accept exactly the 
 in tests/test_derive_stdtypes.py hold both ends together). Choices, stated once:
 
 - ``datetime`` and ``time`` need a UTC offset (RFC 3339 ``date-time`` / ``full-time``); the tool gets an aware
-  value with that offset (``Z`` is UTC). A leap second (``:60``) becomes ``:59.999999``: Python has no second 60.
+  value with that offset (``Z`` is UTC). Both ways: a naive value has no form the formats allow, so a tool
+  whose return annotation promises one gets an error result naming where and the fix, and a naive default is
+  not published; only a result with no annotation (no format promised) is sent as it is, without an offset.
+  A leap second (``:60``) becomes ``:59.999999``: Python has no second 60.
   Fractional seconds beyond microseconds are cut, not rounded.
 - ``timedelta`` arrives as an ISO 8601 duration (``P1DT2H``) or a number of seconds; a year counts 365 days and
   a month 30, as pydantic counts them; it is dumped as a duration (as seconds when it has a fraction or a sign,
@@ -153,7 +156,22 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def _iso(value: dt.date | dt.time) -> str:
+def _iso(value: dt.date) -> str:
+    return value.isoformat()
+
+
+def _aware_iso(value: dt.datetime | dt.time) -> str:
+    """ISO 8601 with the value's own offset. A naive value has none, and RFC 3339 (the ``date-time`` / ``time``
+    formats this type publishes) requires one: guessing (local time? UTC?) could shift it by hours unseen, so
+    it is refused, as a parameter refuses it, with the fix for the tool's author."""
+    if value.utcoffset() is None:
+        if isinstance(value, dt.datetime):
+            kind, form, example = "datetime", "date-time", "datetime.now(timezone.utc)"
+        else:
+            kind, form, example = "time", "time", "time(10, 0, tzinfo=timezone.utc)"
+        raise ValueError(
+            f"is naive (no UTC offset, which RFC 3339 {form} needs); return an aware {kind}, e.g. {example}"
+        )
     return value.isoformat()
 
 
@@ -165,9 +183,9 @@ def _string(
 
 # Most specific first: datetime is a subclass of date, and std_type_of answers the first match.
 STD_TYPES: Final[tuple[StdType, ...]] = (
-    _string(dt.datetime, {"format": "date-time"}, parse_date_time, _iso),
+    _string(dt.datetime, {"format": "date-time"}, parse_date_time, _aware_iso),
     _string(dt.date, {"format": "date"}, parse_date, _iso),
-    _string(dt.time, {"format": "time"}, parse_time, _iso),
+    _string(dt.time, {"format": "time"}, parse_time, _aware_iso),
     StdType(dt.timedelta, ("string", "number"), {"format": "duration"}, parse_duration, dump_duration),
     _string(uuid.UUID, {"format": "uuid"}, uuid.UUID),
     StdType(decimal.Decimal, ("string", "number"), {"format": "decimal"}, parse_decimal, _text),
@@ -195,8 +213,14 @@ def is_std_value(value: object) -> bool:
     return isinstance(value, tuple(_BY_CLASS))
 
 
-def dump_std(value: object) -> Any:
-    """A value of one of these types -> its JSON form (the inverse of the parse); ``value`` itself otherwise."""
+def dump_std(value: object, *, naive_ok: bool = False) -> Any:
+    """A value of one of these types -> its JSON form (the inverse of the parse); ``value`` itself otherwise.
+
+    Raises ``ValueError`` (its text follows the value's name) for a value the form cannot hold: a naive
+    ``datetime``/``time``. With ``naive_ok`` (nothing promises the format: a result with no return annotation)
+    such a value is written as it is, ISO 8601 without an offset, which is what it says."""
+    if naive_ok and isinstance(value, (dt.datetime, dt.time)) and value.utcoffset() is None:
+        return value.isoformat()
     for entry in STD_TYPES:
         if isinstance(value, entry.cls):
             return entry.dump(value)
