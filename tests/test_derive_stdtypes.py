@@ -69,8 +69,8 @@ CASES: list[tuple[Any, dict[str, Any], Any, Any]] = [
     ),
     (decimal.Decimal, {"type": ["string", "number"], "format": "decimal"}, "12.50", decimal.Decimal("12.50")),
     (decimal.Decimal, {"type": ["string", "number"], "format": "decimal"}, 0.1, decimal.Decimal("0.1")),
-    (pathlib.Path, {"type": "string"}, "/tmp/x", pathlib.Path("/tmp/x")),
-    (pathlib.PurePath, {"type": "string"}, "a/b", pathlib.PurePath("a/b")),
+    (pathlib.Path, {"type": "string", "format": "path"}, "/tmp/x", pathlib.Path("/tmp/x")),
+    (pathlib.PurePath, {"type": "string", "format": "path"}, "a/b", pathlib.PurePath("a/b")),
     (bytes, {"type": "string", "contentEncoding": "base64"}, "aGVsbG8=", b"hello"),
     (ipaddress.IPv4Address, {"type": "string", "format": "ipv4"}, "192.0.2.1", ipaddress.IPv4Address("192.0.2.1")),
     (ipaddress.IPv6Address, {"type": "string", "format": "ipv6"}, "2001:db8::1", ipaddress.IPv6Address("2001:db8::1")),
@@ -101,6 +101,8 @@ def test_schema_and_value(annotation: Any, schema: dict[str, Any], sent: Any, go
         (ipaddress.IPv4Address, "256.0.0.1", "must be an IPv4 address, e.g. '192.0.2.1'"),
         (ipaddress.IPv6Address, "192.0.2.1", "must be an IPv6 address, e.g. '2001:db8::1'"),
         (pathlib.Path, 3, "must be string"),
+        (pathlib.Path, "", "must be a path (not empty, no NUL character), e.g. 'reports/2026-12.csv'"),
+        (pathlib.PurePath, "a\0b", "must be a path (not empty, no NUL character), e.g. 'reports/2026-12.csv'"),
     ],
 )
 def test_wrong_values_never_reach_the_tool(annotation: Any, sent: Any, message: str) -> None:
@@ -210,7 +212,7 @@ VALUES: dict[Any, st.SearchStrategy[Any]] = {
     dt.timedelta: st.timedeltas(min_value=-_EXACT_SECONDS, max_value=_EXACT_SECONDS),
     uuid.UUID: st.uuids(),
     decimal.Decimal: st.decimals(allow_nan=False, allow_infinity=False),
-    pathlib.Path: st.text().map(pathlib.Path),
+    pathlib.Path: st.text(st.characters(exclude_characters="\0"), min_size=1).map(pathlib.Path),
     bytes: st.binary(),
     ipaddress.IPv4Address: st.ip_addresses(v=4),
     ipaddress.IPv6Address: st.ip_addresses(v=6),

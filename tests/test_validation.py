@@ -244,6 +244,11 @@ def test_format_is_an_annotation_by_default_and_asserted_when_asked() -> None:
     assert compile_schema(lasting, format_assertion=True).errors({"for": "P1Y2W"}) == [
         "property 'for' must be a duration (ISO 8601), e.g. 'P1DT2H30M'"
     ]
+    where = {"type": "object", "properties": {"to": {"type": "string", "format": "path"}}}
+    for checked in (where, {"allOf": [where, True]}):  # the generated error path, and the collectors
+        assert compile_schema(checked, format_assertion=True).errors({"to": ""}) == [
+            "property 'to' must be a path (not empty, no NUL character), e.g. 'reports/2026-12.csv'"
+        ]
 
 
 @pytest.mark.parametrize(
@@ -268,6 +273,9 @@ def test_format_is_an_annotation_by_default_and_asserted_when_asked() -> None:
             ["P3Y6M4DT12H30M5S", "P1W", "PT36H", "P1M", "PT1M", "P0D", "PT1M2S", "P1Y2M"],
             ["P", "PT", "P1Y2W", "P1YT", "PT0.5S", "P2D1Y", "P1D2H", "P1Y2D", "PT1H2S", "p1d", "P1D\n", "P\u09e8Y"],
         ),
+        # mcptools' own, what Decimal and Path parameters derive.
+        ("decimal", ["12.50", "-1e3", ".5", "+7."], ["NaN", "Infinity", "1,5", "", "0x10", "1e"]),
+        ("path", ["a", "/tmp/x y", "C:\\x", "."], ["", "a\0b"]),
     ],
 )
 def test_format_assertions(name: str, good: list[str], bad: list[str]) -> None:

@@ -19,6 +19,9 @@ in tests/test_derive_stdtypes.py hold both ends together). Choices, stated once:
 - ``Decimal`` arrives as a decimal string (exact) or a JSON number (read through its shortest repr, so ``0.1`` is
   ``Decimal('0.1')``); it is dumped as a string, to stay exact.
 - ``bytes`` is standard base64 with padding (``contentEncoding: base64``).
+- ``Path`` and ``PurePath`` have format ``path`` (mcptools' own, as ``decimal`` is): any non-empty string
+  without NUL. Nothing narrower: what a path may hold depends on the server's OS and the tool's own rules
+  (existence, a root it must stay under), which only the tool can check.
 
 Nothing here is imported until a tool uses one of these types; the modules it needs are the standard library.
 """
@@ -189,8 +192,8 @@ STD_TYPES: Final[tuple[StdType, ...]] = (
     StdType(dt.timedelta, ("string", "number"), {"format": "duration"}, parse_duration, dump_duration),
     _string(uuid.UUID, {"format": "uuid"}, uuid.UUID),
     StdType(decimal.Decimal, ("string", "number"), {"format": "decimal"}, parse_decimal, _text),
-    _string(pathlib.Path, {}, pathlib.Path),
-    _string(pathlib.PurePath, {}, pathlib.PurePath),
+    _string(pathlib.Path, {"format": "path"}, pathlib.Path),
+    _string(pathlib.PurePath, {"format": "path"}, pathlib.PurePath),
     _string(bytes, {"contentEncoding": "base64"}, parse_base64, _dump_base64),
     _string(ipaddress.IPv4Address, {"format": "ipv4"}, ipaddress.IPv4Address),
     _string(ipaddress.IPv6Address, {"format": "ipv6"}, ipaddress.IPv6Address),

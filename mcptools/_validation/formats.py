@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import re
 
-__all__ = ["FORMAT_CHECKS", "is_base64"]
+__all__ = ["FORMAT_CHECKS", "is_base64", "is_path"]
 
 _compiled: dict[str, re.Pattern[str]] = {}
 # A duration's time part: T then H[M[S]] / M[S] / S.
@@ -131,6 +131,12 @@ def is_decimal(text: str) -> bool:
     return _match("decimal", text) is not None
 
 
+def is_path(text: str) -> bool:
+    """mcptools' own ``path`` format (``Path`` / ``PurePath``): non-empty (``Path("")`` would be the current
+    directory, which nobody sends on purpose) and no NUL, which no operating system allows in a path."""
+    return bool(text) and "\0" not in text
+
+
 def is_base64(text: str) -> bool:
     """Standard base64 with padding: what ``contentEncoding: base64`` promises (checked for derived schemas)."""
     return _match("base64", text) is not None
@@ -148,4 +154,5 @@ FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "hostname": is_hostname,
     "duration": is_duration,
     "decimal": is_decimal,
+    "path": is_path,
 }

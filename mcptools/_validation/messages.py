@@ -235,6 +235,7 @@ FORMAT_WORDS: dict[str, str] = {
     "duration": "a duration (ISO 8601), e.g. 'P1DT2H30M'",
     "uuid": "a UUID, e.g. '123e4567-e89b-12d3-a456-426614174000'",
     "decimal": "a decimal number, e.g. '12.50'",
+    "path": "a path (not empty, no NUL character), e.g. 'reports/2026-12.csv'",
     "base64": "base64 text, e.g. 'aGVsbG8='",
     "ipv4": "an IPv4 address, e.g. '192.0.2.1'",
     "ipv6": "an IPv6 address, e.g. '2001:db8::1'",
