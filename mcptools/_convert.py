@@ -9,6 +9,9 @@ converter at all and pays nothing per call.
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Final, final
 
@@ -30,7 +33,7 @@ from ._schema.model import (
     unwrap,
 )
 from ._schema.pydantic_support import ModelRejected, build_model, is_pydantic_dataclass, rejection_text
-from ._validation.messages import invalid_arguments
+from ._validation.messages import invalid_arguments, keyword_predicate
 
 __all__ = ["Converter", "build_arguments_converter", "build_converter", "build_serializer"]
 
@@ -67,7 +70,7 @@ def build_arguments_converter(
     builder = _Builder(roots)
     pairs = [(field.name, builder.build(field.node)) for field in fields]
     converted = tuple(
-        (field.name, _naming(field.name, convert) if _has_model(field.node, set()) else convert)
+        (field.name, _naming(field.name, convert) if _may_refuse(field.node, set()) else convert)
         for field, (_, convert) in zip(fields, pairs, strict=True)
         if convert is not None
     )
@@ -77,8 +80,11 @@ def build_arguments_converter(
     return _arguments(converted, extra_convert, fields)
 
 
-def _has_model(node: Node, seen: set[int]) -> bool:
-    """Whether building a value of this type may run a pydantic model's own validators."""
+def _may_refuse(node: Node, seen: set[int]) -> bool:
+    """Whether building a value of this type may refuse it after validation passed: a pydantic model's own
+    validators, or a bound on the string form of a Decimal / timedelta (see ``_bounds``)."""
+    if isinstance(node, MetaNode) and _bounds(node) and _std_strings(node.inner):
+        return True
     node = unwrap(node)
     if isinstance(node, ObjectNode):
         if id(node) in seen:
@@ -86,21 +92,68 @@ def _has_model(node: Node, seen: set[int]) -> bool:
         seen.add(id(node))
         if node.kind == "pydantic" or is_pydantic_dataclass(node.cls):
             return True
-        extra = node.extra is not None and _has_model(node.extra, seen)
-        return extra or any(_has_model(field.node, seen) for field in node.fields)
+        extra = node.extra is not None and _may_refuse(node.extra, seen)
+        return extra or any(_may_refuse(field.node, seen) for field in node.fields)
     if isinstance(node, ArrayNode):
-        return _has_model(node.item, seen)
+        return _may_refuse(node.item, seen)
     if isinstance(node, DictNode):
-        return _has_model(node.value, seen)
+        return _may_refuse(node.value, seen)
     if isinstance(node, (TupleNode, UnionNode)):
         members = node.items if isinstance(node, TupleNode) else node.members
-        return any(_has_model(member, seen) for member in members)
+        return any(_may_refuse(member, seen) for member in members)
     return False
+
+
+# JSON Schema applies minimum & co. to numbers only, so a Decimal or timedelta that also arrives as a string
+# ("12.50", "PT1H") would pass any bound in that form: the converter holds the string form to the same bounds,
+# after parsing, in the validator's words (a timedelta counts in seconds, as its number form does).
+_BOUND_TESTS: Final[dict[str, Callable[[Any, Any], bool]]] = {
+    "minimum": operator.ge,
+    "maximum": operator.le,
+    "exclusiveMinimum": operator.gt,
+    "exclusiveMaximum": operator.lt,
+    "multipleOf": lambda value, step: value % step == 0,
+}
+
+
+def _bounds(node: MetaNode) -> list[tuple[str, Any]]:
+    return [(keyword, node.keywords[keyword]) for keyword in _BOUND_TESTS if keyword in node.keywords]
+
+
+def _std_strings(node: Node) -> bool:
+    """Whether a Decimal / timedelta (a type with both a number and a string form) is among ``node``'s values."""
+    node = unwrap(node)
+    if isinstance(node, StdNode):
+        return "string" in node.std.json_types and "number" in node.std.json_types
+    return isinstance(node, UnionNode) and any(_std_strings(member) for member in node.members)
+
+
+def _exact(value: Any) -> decimal.Decimal:
+    if isinstance(value, dt.timedelta):
+        return decimal.Decimal(value.days * 86400 + value.seconds) + decimal.Decimal(value.microseconds).scaleb(-6)
+    if isinstance(value, float):
+        return decimal.Decimal(repr(value))  # the bound as written (0.1), not its binary neighbour
+    return decimal.Decimal(value)
+
+
+def _bounded(convert: Converter, bounds: list[tuple[str, Any]]) -> Converter:
+    checks = [(keyword, bound, _BOUND_TESTS[keyword], _exact(bound)) for keyword, bound in bounds]
+
+    def convert_bounded(value: Any) -> Any:
+        out = convert(value)
+        if type(value) is str:  # a number was held to the bounds by the validator already
+            number = _exact(out)
+            for keyword, bound, test, exact in checks:
+                if not test(number, exact):
+                    raise ModelRejected([((), keyword_predicate(keyword, bound))], ours=True)
+        return out
+
+    return convert_bounded
 
 
 def _within(part: str | int, rejected: ModelRejected) -> ModelRejected:
     """A model's rejection seen from one level up: its paths start with the key or index it sits under."""
-    return ModelRejected([((part, *loc), text) for loc, text in rejected.problems])
+    return ModelRejected([((part, *loc), text) for loc, text in rejected.problems], ours=rejected.ours)
 
 
 def _keyed(key: str, convert: Converter) -> Converter:
@@ -245,6 +298,10 @@ class _Builder:
         return _needs(node, self._needs)
 
     def build(self, node: Node) -> Converter | None:
+        if isinstance(node, MetaNode) and _std_strings(node.inner) and (bounds := _bounds(node)):
+            inner = self.build(node.inner)
+            assert inner is not None
+            return _bounded(inner, bounds)
         node = unwrap(node)
         if not self.needs(node):
             return None
@@ -254,18 +311,18 @@ class _Builder:
             return _choice(node)
         if isinstance(node, ArrayNode):
             item = self.build(node.item)
-            if item is not None and _has_model(node.item, set()):
+            if item is not None and _may_refuse(node.item, set()):
                 return _indexed_array(node.container, item)
             return _array(node.container, item)
         if isinstance(node, TupleNode):
             items = [self.build(item) for item in node.items]
-            if any(_has_model(item, set()) for item in node.items):
+            if any(_may_refuse(item, set()) for item in node.items):
                 return _indexed_tuple(items)
             return _tuple(items)
         if isinstance(node, DictNode):
             key = _choice(node.key) if node.key is not None and node.key.members is not None else None
             value = self.build(node.value)
-            if value is not None and _has_model(node.value, set()):
+            if value is not None and _may_refuse(node.value, set()):
                 return _keyed_dict(key, value)
             return _dict(key, value)
         if isinstance(node, ObjectNode):
@@ -288,7 +345,7 @@ class _Builder:
 
         self._built[key] = forward
         converted = tuple(
-            (field.name, _keyed(field.name, convert) if _has_model(field.node, set()) else convert)
+            (field.name, _keyed(field.name, convert) if _may_refuse(field.node, set()) else convert)
             for field in node.fields
             if (convert := self.build(field.node)) is not None
         )

@@ -13,14 +13,15 @@ import decimal
 import ipaddress
 import pathlib
 import uuid
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
+import pydantic
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_support import scaled
 
-from mcptools import ToolRegistry
+from mcptools import Param, ToolRegistry
 from mcptools._schema import derive_tool
 
 UTC_PLUS_1 = dt.timezone(dt.timedelta(hours=1))
@@ -154,6 +155,40 @@ def test_inside_typeddicts_dataclasses_and_containers_with_paths() -> None:
     assert "property 'slot.day' must be a date" in text
 
 
+class Line(pydantic.BaseModel):
+    price: decimal.Decimal = pydantic.Field(ge=0)
+
+
+def test_bounds_hold_for_the_string_form_of_decimals_and_durations() -> None:
+    # JSON Schema bounds numbers only: "0" and "P1D" would pass minimum/maximum unchecked.
+    registry = ToolRegistry("std")
+    seen: list[Any] = []
+
+    @registry.tool
+    def order(
+        amount: Annotated[decimal.Decimal, Param(minimum=1, multiple_of=0.01)],
+        wait: Annotated[dt.timedelta | None, Param(maximum=3600)] = None,
+        lines: list[Line] = [],  # noqa: B006 (each call gets a copy)
+    ) -> str:
+        seen.append((amount, wait, lines))
+        return "ok"
+
+    refused = {
+        "amount": ("0.5", "property 'amount' must be >= 1"),
+        "wait": ("P1D", "property 'wait' must be <= 3600"),
+        "lines": ([{"price": "1"}, {"price": "-0.01"}], "property 'lines[1].price' must be >= 0"),
+    }
+    for name, (sent, line) in refused.items():
+        arguments = {"amount": "2", name: sent}
+        assert call(registry, "order", arguments)["content"][0]["text"] == "Invalid arguments: " + line
+    assert call(registry, "order", {"amount": "1.005"})["content"][0]["text"] == (
+        "Invalid arguments: property 'amount' must be a multiple of 0.01"
+    )
+    assert seen == []
+    assert call(registry, "order", {"amount": "1.10", "wait": "PT1H", "lines": [{"price": "0"}]})["isError"] is False
+    assert seen[0][:2] == (decimal.Decimal("1.10"), dt.timedelta(hours=1))
+
+
 def test_leap_second_and_long_fractions_are_held_as_python_can() -> None:
     registry, seen = single(dt.datetime)
     call(registry, "t", {"value": "2016-12-31T23:59:60.123456789Z"})
@@ -184,6 +219,7 @@ def test_an_explicit_schema_keeps_format_as_an_annotation() -> None:
 
 
 # --- properties: the derived schema accepts exactly what conversion accepts ---------------------------------
+
 
 def _whole_minute_offset(value: dt.datetime) -> bool:
     offset = value.utcoffset()

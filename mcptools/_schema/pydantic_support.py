@@ -165,11 +165,15 @@ def model_extra_allowed(cls: Any) -> bool:
 
 @final
 class ModelRejected(Exception):
-    """A model's own validation refused a value our schema passed: ``problems`` are (path parts, message)."""
+    """A model's own validation refused a value our schema passed: ``problems`` are (path parts, message).
 
-    def __init__(self, problems: list[tuple[tuple[str | int, ...], str]]) -> None:
+    ``ours``: the converter's own check refused it (a bound on a Decimal's string form), so the lines are in the
+    validator's voice (``property 'price' must be >= 0``), not the model's (``property 'qty': must be even``)."""
+
+    def __init__(self, problems: list[tuple[tuple[str | int, ...], str]], *, ours: bool = False) -> None:
         super().__init__(problems)
         self.problems = problems
+        self.ours = ours
 
 
 _PREFIXES: Final = ("Value error, ", "Assertion failed, ")
@@ -197,9 +201,10 @@ def problem_lines(prefix: tuple[str | int, ...], rejected: ModelRejected) -> lis
     """``property 'order.quantity': must be even`` per problem, the path written as the validator writes its
     own (``d["a.b"].n``, ``t[1].n``), so a model's own complaint reads like ours."""
     lines: list[str] = []
+    joint = " " if rejected.ours else ": "
     for loc, message in rejected.problems:
         path = (*prefix, *loc)
-        lines.append(f"property '{render_path(path)}': {message}" if path else message)
+        lines.append(f"property '{render_path(path)}'{joint}{message}" if path else message)
     return lines
 
 
