@@ -1,21 +1,25 @@
 """Typing tests for the types users pass in (standard types, pydantic models, ``Field`` metadata), checked by
-`mypy --strict` (not run by pytest). A decorated tool keeps its exact signature, so its callers stay checked.
+`mypy --strict` (and by tests/test_typing_types.py). A decorated tool keeps its exact signature, names and
+defaults included, so its callers stay checked. Wrong uses carry `type: ignore[code]`: mypy --strict reports an
+unused ignore, so a wrong use that stopped being an error fails this file.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import decimal
 import ipaddress
 import pathlib
 import uuid
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, TypedDict
 
 from annotated_types import Ge
 from pydantic import BaseModel, Field
 from typing_extensions import assert_type
 
-from mcptools import ToolRegistry, tool
+from mcptools import Context, Param, ToolRegistry, tool
 
 registry = ToolRegistry("typing")
 
@@ -78,3 +82,59 @@ schedule(
     b"",
     ipaddress.IPv4Address(1),
 )
+
+
+class Stop(TypedDict):
+    at: ipaddress.IPv4Address
+
+
+@dataclasses.dataclass
+class Slot:
+    start: dt.datetime
+    length: dt.timedelta = dt.timedelta(hours=1)
+
+
+@registry.tool(timeout=5, tags={"orders"})
+async def route(
+    orders: dict[str, Order],
+    first: tuple[int, Order],
+    stops: list[Stop],
+    slot: Slot,
+    ctx: Context,
+    price: Annotated[decimal.Decimal, Field(ge=0, description="Exact")] = decimal.Decimal(0),
+    wait: Annotated[dt.timedelta, Param(maximum=3600)] = dt.timedelta(0),
+    days: set[dt.date] = Field(default_factory=set),
+) -> dict[str, uuid.UUID]:
+    return {name: order.order_id for name, order in orders.items()}
+
+
+async def _use() -> None:
+    # Options on the decorator keep the signature too: positional, keyword, defaults left out.
+    order = Order(order_id=uuid.uuid4())
+    routed = await route({}, (1, order), [], Slot(now), Context(), wait=dt.timedelta(minutes=5))
+    assert_type(routed, dict[str, uuid.UUID])
+    await route({"a": "order"}, (1, order), [], Slot(now), Context())  # type: ignore[dict-item]
+    await route({}, (1, order), [{"at": "192.0.2.1"}], Slot(now), Context())  # type: ignore[typeddict-item]
+    await route({}, (1, order), [], Slot(now), Context(), price=1.5)  # type: ignore[arg-type]
+
+
+# The function is still usable where its own signature is wanted (compatible, not only callable with anything).
+as_callable: Callable[[Order], list[uuid.UUID]] = place
+assert_type(place(order=Order(order_id=uuid.uuid4()), names=[], code="xyz", count=2), list[uuid.UUID])
+assert_type(
+    schedule(
+        when=now,
+        day=now.date(),
+        at=now.timetz(),
+        length=dt.timedelta(),
+        ident=uuid.uuid4(),
+        price=decimal.Decimal(1),
+        where=pathlib.Path(),
+        blob=b"",
+        host=ipaddress.IPv6Address("::1"),
+    ),
+    str,
+)
+place(Order(order_id=uuid.uuid4()), count="2")  # type: ignore[arg-type]
+place(Order(order_id=uuid.uuid4()), colour="red")  # type: ignore[call-arg]
+Order(order_id="123e4567-e89b-12d3-a456-426614174000")  # type: ignore[arg-type]
