@@ -9,8 +9,6 @@ converter at all and pays nothing per call.
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Final, final
@@ -128,23 +126,26 @@ def _std_strings(node: Node) -> bool:
     return isinstance(node, UnionNode) and any(_std_strings(member) for member in node.members)
 
 
-def _exact(value: Any) -> decimal.Decimal:
-    if isinstance(value, dt.timedelta):
-        return decimal.Decimal(value.days * 86400 + value.seconds) + decimal.Decimal(value.microseconds).scaleb(-6)
-    if isinstance(value, float):
-        return decimal.Decimal(repr(value))  # the bound as written (0.1), not its binary neighbour
-    return decimal.Decimal(value)
-
-
 def _bounded(convert: Converter, bounds: list[tuple[str, Any]]) -> Converter:
-    checks = [(keyword, bound, _BOUND_TESTS[keyword], _exact(bound)) for keyword, bound in bounds]
+    # Imported here, at definition time of a tool that has such a bound: importing mcptools stays free of them.
+    import datetime as dt
+    from decimal import Decimal
+
+    def exact(value: Any) -> Decimal:
+        if isinstance(value, dt.timedelta):
+            return Decimal(value.days * 86400 + value.seconds) + Decimal(value.microseconds).scaleb(-6)
+        if isinstance(value, float):
+            return Decimal(repr(value))  # the bound as written (0.1), not its binary neighbour
+        return Decimal(value)
+
+    checks = [(keyword, bound, _BOUND_TESTS[keyword], exact(bound)) for keyword, bound in bounds]
 
     def convert_bounded(value: Any) -> Any:
         out = convert(value)
         if type(value) is str:  # a number was held to the bounds by the validator already
-            number = _exact(out)
-            for keyword, bound, test, exact in checks:
-                if not test(number, exact):
+            number = exact(out)
+            for keyword, bound, test, limit in checks:
+                if not test(number, limit):
                     raise ModelRejected([((), keyword_predicate(keyword, bound))], ours=True)
         return out
 
