@@ -332,3 +332,55 @@ def test_pydantic_locations_become_validator_paths() -> None:
         "property 'arg[\"\"][2]': no",
     ]
     assert problem_lines((), ModelRejected([(("when",), "in the past")])) == ["property 'when': in the past"]
+
+
+class Window2(BaseModel):
+    start: dt.date
+    end: dt.date
+
+    @pydantic.model_validator(mode="after")
+    def ordered(self) -> Window2:
+        if self.end < self.start:
+            raise ValueError("end is before start")
+        return self
+
+    @field_validator("start")
+    @classmethod
+    def weekday(cls, value: dt.date) -> dt.date:
+        if value.weekday() >= 5:  # pydantic words an AssertionError as "Assertion failed, ..." (raised, not
+            raise AssertionError("start must be a weekday")  # an assert, which pytest would rewrite here)
+        return value
+
+
+def test_pydantic_validation_errors_are_error_results_in_our_voice_never_a_dump() -> None:
+    registry = ToolRegistry("pyd")
+
+    @registry.tool
+    def book(window: Window2, more: dict[str, Window2] | None = None) -> str:
+        return "ok"
+
+    @registry.tool
+    def builds_its_own() -> str:
+        Window2(start="x", end="y")  # type: ignore[arg-type]
+        return "unreachable"
+
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"window": {"start": "2026-12-03", "end": "2026-12-01"}}, "property 'window': end is before start"),
+        ({"window": {"start": "2026-12-05", "end": "2026-12-07"}}, "property 'window.start': start must be a weekday"),
+        (
+            {
+                "window": {"start": "2026-12-01", "end": "2026-12-02"},
+                "more": {"b": {"start": "2026-12-04", "end": "2026-12-03"}},
+            },
+            "property 'more.b': end is before start",
+        ),
+    ]
+    for arguments, line in cases:
+        result = call(registry, "book", arguments)
+        assert result["isError"] is True
+        assert text_of(result) == "Invalid arguments: " + line
+    # A ValidationError the tool's own code raises is a failure named by its class; the dump (values, URLs)
+    # goes to the server's log only.
+    inside = call(registry, "builds_its_own", {})
+    assert inside["isError"] is True
+    assert text_of(inside) == "Tool 'builds_its_own' failed: ValidationError"
