@@ -26,6 +26,7 @@ from ._schema.model import (
     StdNode,
     TupleNode,
     UnionNode,
+    disjoint_formats,
     find_tag,
     may_convert,
     unwrap,
@@ -385,10 +386,13 @@ class _Builder:
                 assert isinstance(node, ChoiceNode)
                 table.update(zip(node.values, node.members or node.values, strict=True))
             return table.__getitem__
+        formats = disjoint_formats(candidates)
+        if formats is not None:
+            return self._by_format(candidates, formats)
         objects = [node for node in candidates if isinstance(node, ObjectNode)]
         tag = find_tag(objects)
         if tag is None or len(objects) != len(candidates):
-            raise AssertionError("union_problem() lets only choices or tagged objects share a JSON type")
+            raise AssertionError("union_problem() lets only choices, tagged objects or disjoint formats share a type")
         by_tag: dict[object, Converter] = {}
         for node in objects:
             tag_field = next(field for field in node.fields if field.name == tag)
@@ -402,6 +406,25 @@ class _Builder:
             return by_tag[value[tag]](value)
 
         return convert_tagged
+
+    def _by_format(self, candidates: list[Node], formats: list[str]) -> Converter:
+        """Standard types whose string forms never overlap: the one whose format check the value passes (the
+        validator's own check, so conversion agrees with validation; exactly one passes)."""
+        from ._validation.formats import FORMAT_CHECKS
+
+        table = []
+        for node, name in zip(candidates, formats, strict=True):
+            convert = self.build(node)
+            assert convert is not None
+            table.append((FORMAT_CHECKS[name], convert))
+
+        def convert_by_format(value: Any) -> Any:
+            for check, convert in table:
+                if check(value):
+                    return convert(value)
+            raise AssertionError(f"{value!r} passed validation but no member's format")
+
+        return convert_by_format
 
 
 def _typeddict_needs(roots: Sequence[Node]) -> dict[int, bool]:

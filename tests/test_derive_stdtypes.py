@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_support import scaled
 
-from mcptools import Param, ToolRegistry
+from mcptools import Param, ToolDefinitionError, ToolRegistry
 from mcptools._schema import derive_tool
 
 UTC_PLUS_1 = dt.timezone(dt.timedelta(hours=1))
@@ -187,6 +187,47 @@ def test_bounds_hold_for_the_string_form_of_decimals_and_durations() -> None:
     assert seen == []
     assert call(registry, "order", {"amount": "1.10", "wait": "PT1H", "lines": [{"price": "0"}]})["isError"] is False
     assert seen[0][:2] == (decimal.Decimal("1.10"), dt.timedelta(hours=1))
+
+
+def test_a_union_of_types_whose_forms_never_overlap_converts_by_form() -> None:
+    registry = ToolRegistry("std")
+    seen: list[Any] = []
+
+    @registry.tool
+    def ping(
+        host: ipaddress.IPv4Address | ipaddress.IPv6Address, since: dt.date | dt.datetime | None = None
+    ) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+        seen.append((host, since))
+        return host
+
+    schema = registry.get("ping").input_schema  # type: ignore[union-attr]
+    assert schema["properties"]["host"] == {
+        "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}]
+    }
+    assert call(registry, "ping", {"host": "192.0.2.1"})["structuredContent"] == {"result": "192.0.2.1"}
+    assert call(registry, "ping", {"host": "2001:db8::1", "since": "2026-12-02"})["isError"] is False
+    assert call(registry, "ping", {"host": "::1", "since": "2026-12-02T10:00:00Z"})["isError"] is False
+    assert seen == [
+        (ipaddress.IPv4Address("192.0.2.1"), None),
+        (ipaddress.IPv6Address("2001:db8::1"), dt.date(2026, 12, 2)),
+        (ipaddress.IPv6Address("::1"), dt.datetime(2026, 12, 2, 10, tzinfo=dt.timezone.utc)),
+    ]
+    assert call(registry, "ping", {"host": "example.com"})["isError"] is True
+    assert len(seen) == 3
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [ipaddress.IPv4Address | str, uuid.UUID | pathlib.Path, decimal.Decimal | dt.date, bytes | uuid.UUID],
+    ids=repr,
+)
+def test_a_union_whose_forms_overlap_stays_refused(annotation: Any) -> None:
+    def t(value: Any) -> None:
+        pass
+
+    t.__annotations__ = {"value": annotation}
+    with pytest.raises(ToolDefinitionError, match="cannot tell which member"):
+        derive_tool(t)
 
 
 def test_leap_second_and_long_fractions_are_held_as_python_can() -> None:

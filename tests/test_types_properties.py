@@ -100,7 +100,7 @@ NEAR: dict[str, st.SearchStrategy[str]] = {
 }
 
 # annotation -> (a strategy of Python values, the class every converted value must be, near-miss forms)
-TYPES: dict[str, tuple[Any, st.SearchStrategy[Any], type, tuple[str, ...]]] = {
+TYPES: dict[str, tuple[Any, st.SearchStrategy[Any], type | tuple[type, ...], tuple[str, ...]]] = {
     "datetime": (dt.datetime, _AWARE, dt.datetime, ("date-time",)),
     "date": (dt.date, st.dates(), dt.date, ("date",)),
     "time": (dt.time, st.times(timezones=_OFFSETS), dt.time, ("time",)),
@@ -118,6 +118,13 @@ TYPES: dict[str, tuple[Any, st.SearchStrategy[Any], type, tuple[str, ...]]] = {
     "bytes": (bytes, st.binary(max_size=20), bytes, ("base64",)),
     "IPv4Address": (ipaddress.IPv4Address, st.ip_addresses(v=4), ipaddress.IPv4Address, ("ipv4",)),
     "IPv6Address": (ipaddress.IPv6Address, st.ip_addresses(v=6), ipaddress.IPv6Address, ("ipv6", "ipv4")),
+    "IPv4Address | IPv6Address": (
+        ipaddress.IPv4Address | ipaddress.IPv6Address,
+        st.ip_addresses(),
+        (ipaddress.IPv4Address, ipaddress.IPv6Address),
+        ("ipv4", "ipv6"),
+    ),
+    "date | datetime": (dt.date | dt.datetime, st.dates() | _AWARE, dt.date, ("date", "date-time")),
     "Enum": (Color, st.sampled_from(Color), Color, ("choice",)),
     "IntEnum": (Level, st.sampled_from(Level), Level, ("choice",)),
     "set": (set[dt.date], st.sets(st.dates(), max_size=3), set, ("date",)),

@@ -35,6 +35,7 @@ __all__ = [
     "UnionNode",
     "json_kind",
     "json_problem",
+    "disjoint_formats",
     "find_tag",
     "may_convert",
     "union_problem",
@@ -333,6 +334,8 @@ def union_problem(members: Sequence[Node], texts: Sequence[str]) -> str | None:
         objects = [node for node in nodes if isinstance(node, ObjectNode)]
         if kind == "object" and len(objects) == len(nodes) and find_tag(objects) is not None:
             continue
+        if kind == "string" and disjoint_formats(nodes) is not None:
+            continue
         names = " and ".join(texts[index] for index in candidates)
         return (
             f"the union members {names} all arrive as JSON {kind} values and at least one of them is "
@@ -341,6 +344,19 @@ def union_problem(members: Sequence[Node], texts: Sequence[str]) -> str | None:
             "use Literal/Enum members with distinct values, or give each object member a Literal tag field "
             "with its own value"
         )
+    return None
+
+
+def disjoint_formats(nodes: Sequence[Node]) -> list[str] | None:
+    """The format of each node when all are standard types whose string forms never overlap (an IPv4 or an IPv6
+    address; a date or a datetime), so the value's form says which member it is; else None."""
+    if not all(isinstance(node, StdNode) for node in nodes):
+        return None
+    from .stdtypes import DISJOINT_FORMATS  # loaded already: these nodes hold its entries
+
+    formats = [node.std.keywords.get("format") for node in nodes if isinstance(node, StdNode)]
+    if len(set(formats)) == len(formats) and all(name in DISJOINT_FORMATS for name in formats):
+        return [str(name) for name in formats]
     return None
 
 

@@ -41,7 +41,7 @@ from typing import Any, Final, final
 
 from .._json import JSONObject
 
-__all__ = ["STD_TYPES", "StdType", "dump_std", "is_std_value", "std_type_of"]
+__all__ = ["DISJOINT_FORMATS", "STD_TYPES", "StdType", "dump_std", "is_std_value", "std_type_of"]
 
 
 @final
@@ -200,6 +200,12 @@ STD_TYPES: Final[tuple[StdType, ...]] = (
 )
 
 _BY_CLASS: Final = {entry.cls: entry for entry in STD_TYPES}
+
+# Formats of string-only types that no string satisfies two of (a date has no 'T', a time no '-', an IPv4
+# address no ':', ...), so a union of such types (``IPv4Address | IPv6Address``, ``date | datetime``) is told
+# apart by the form of the value. ``decimal``, ``duration``, ``path`` and base64 overlap each other and plain
+# strings ("1234" is all four), so a union holding one of them stays ambiguous.
+DISJOINT_FORMATS: Final = frozenset({"date-time", "date", "time", "uuid", "ipv4", "ipv6"})
 
 
 def std_type_of(cls: object) -> StdType | None:
