@@ -32,7 +32,7 @@ from ._schema.model import (
     unwrap,
 )
 from ._schema.pydantic_support import ModelRejected, build_model, is_pydantic_dataclass, rejection_text
-from ._validation.messages import invalid_arguments, keyword_predicate
+from ._validation.messages import keyword_predicate
 
 __all__ = ["Converter", "build_arguments_converter", "build_converter", "build_serializer"]
 
@@ -81,10 +81,13 @@ def build_arguments_converter(
 
 def _may_refuse(node: Node, seen: set[int]) -> bool:
     """Whether building a value of this type may refuse it after validation passed: a pydantic model's own
-    validators, or a bound on the string form of a Decimal / timedelta (see ``_bounds``)."""
+    validators, a bound on the string form of a Decimal / timedelta (see ``_bounds``), or a standard type's
+    value Python cannot hold."""
     if isinstance(node, MetaNode) and _bounds(node) and _std_strings(node.inner):
         return True
     node = unwrap(node)
+    if isinstance(node, StdNode):  # a value in the published form that Python cannot hold (year 0000)
+        return True
     if isinstance(node, ObjectNode):
         if id(node) in seen:
             return False
@@ -493,7 +496,8 @@ def _std(node: StdNode) -> Converter:
         except (ValueError, OverflowError, ArithmeticError) as exc:
             # The validator passed it, so it is in the published form, yet Python cannot hold it (year 0000, a
             # duration beyond timedelta's range): still the caller's value, so answered as an invalid argument.
-            raise ToolError(invalid_arguments([f"{value!r} cannot be a Python {name} ({exc})"])) from None
+            # Raised as a rejection so the converters above add where it is (``property 'slots[1].day'``).
+            raise ModelRejected([((), f"cannot be a Python {name}: {value!r} ({exc})")], ours=True) from None
 
     return convert_std
 

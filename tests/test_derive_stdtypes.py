@@ -240,8 +240,20 @@ def test_a_value_python_cannot_hold_is_an_invalid_argument_not_a_crash() -> None
     registry, seen = single(dt.date)
     result = call(registry, "t", {"value": "0000-01-01"})
     assert result["isError"] is True
-    assert result["content"][0]["text"].startswith("Invalid arguments: '0000-01-01' cannot be a Python date")
+    assert result["content"][0]["text"].startswith(
+        "Invalid arguments: property 'value' cannot be a Python date: '0000-01-01' ("
+    )
     assert seen == []
+    nested, got = single(dict[str, list[Slot]])
+    deep = call(nested, "t", {"value": {"a": [{"day": "2026-01-01"}, {"day": "0000-01-01"}]}})
+    assert deep["content"][0]["text"].startswith(
+        "Invalid arguments: property 'value.a[1].day' cannot be a Python date: '0000-01-01' ("
+    )
+    spans, _ = single(tuple[int, dt.timedelta])
+    assert call(spans, "t", {"value": [1, 1e300]})["content"][0]["text"].startswith(
+        "Invalid arguments: property 'value[1]' cannot be a Python timedelta: 1e+300 ("
+    )
+    assert got == []
 
 
 def test_an_explicit_schema_keeps_format_as_an_annotation() -> None:
