@@ -582,6 +582,9 @@ def test_a_form_may_ask_for_dates_and_they_arrive_as_dates() -> None:
     with pytest.raises(ElicitationError) as refused:
         form.read("When?", {"day": "Christmas"})
     assert refused.value.errors == ["property 'day' must be a date (ISO 8601), e.g. '2026-12-02'"]
+    with pytest.raises(ElicitationError) as beyond:  # in the form's format, but no Python date
+        form.read("When?", {"day": "0000-12-24", "at": "2026-12-24T10:00:00Z"})
+    assert beyond.value.errors == ["property 'day' cannot be a Python date: '0000-12-24' (year 0 is out of range)"]
 
 
 def test_typeddict_and_dataclass_forms_and_a_decline() -> None:
