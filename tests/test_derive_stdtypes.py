@@ -309,7 +309,7 @@ VALUES: dict[Any, st.SearchStrategy[Any]] = {
 
 
 @pytest.mark.parametrize("annotation", list(VALUES), ids=lambda cls: cls.__name__)
-@settings(max_examples=scaled(60))
+@settings(max_examples=scaled(60), deadline=None)  # a property, not a timing: the ci profile keeps a deadline
 @given(data=st.data())
 def test_every_value_round_trips_through_its_json_form(annotation: Any, data: st.DataObject) -> None:
     from mcptools._schema.stdtypes import dump_std
@@ -353,7 +353,7 @@ _TEXTS = st.one_of(
 
 
 @pytest.mark.parametrize("annotation", list(VALUES), ids=lambda cls: cls.__name__)
-@settings(max_examples=scaled(150))
+@settings(max_examples=scaled(150), deadline=None)
 @given(sent=_TEXTS)
 def test_what_the_validator_passes_converts_and_what_it_refuses_never_arrives(annotation: Any, sent: Any) -> None:
     registry, seen = single(annotation)
