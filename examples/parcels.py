@@ -153,7 +153,7 @@ def depot_hours(depot: str):  # type: ignore[no-untyped-def]
     Args:
         depot: The depot's city.
     """
-    return {"depot": depot, "opens": datetime.time(8, 0), "closes": datetime.time(18, 30)}
+    return {"depot": depot, "opens": datetime.time(8, 0, tzinfo=_UTC), "closes": datetime.time(18, 30, tzinfo=_UTC)}
 
 
 @registry.tool

@@ -12,7 +12,9 @@ import enum
 import ipaddress
 import json
 import pathlib
+import time
 import uuid
+from collections.abc import Iterator
 from typing import Any, Literal, NamedTuple, TypedDict
 
 import pydantic
@@ -268,15 +270,26 @@ class Stamp(TypedDict):
     at: list[datetime.time]
 
 
-def test_a_naive_datetime_or_time_result_is_an_error_that_says_where_and_the_fix() -> None:
-    # RFC 3339 (the date-time / time formats an annotated result publishes) needs an offset: a naive value
-    # would fail our own outputSchema, and a client guessing its zone could be hours off.
+@pytest.fixture
+def local_time_is_utc_plus_one(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process's local zone is UTC+01:00 (a POSIX TZ string: no tz database needed)."""
+    monkeypatch.setenv("TZ", "MCP-1")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("local_time_is_utc_plus_one")
+def test_a_naive_datetime_or_time_result_is_local_time_sent_with_its_offset() -> None:
+    # RFC 3339 (the date-time / time formats a result publishes) needs an offset; Python reads a naive value as
+    # local time (datetime.astimezone()), and the official SDK's examples return datetime.now().
     registry = ToolRegistry("results")
     naive = datetime.datetime(2026, 12, 2, 10, 0)
 
     @registry.tool
     def stamp() -> Stamp:
-        return {"when": naive.replace(tzinfo=datetime.timezone.utc), "at": [datetime.time(9), datetime.time(10)]}
+        return {"when": naive, "at": [datetime.time(9), datetime.time(10, tzinfo=datetime.timezone.utc)]}
 
     @registry.tool
     def moment() -> datetime.datetime:
@@ -284,45 +297,48 @@ def test_a_naive_datetime_or_time_result_is_an_error_that_says_where_and_the_fix
 
     @registry.tool
     def keyed() -> dict[str, Any]:
-        return {"seen": {naive: 1}}  # a naive datetime as a key: refused as well
-
-    assert _call(registry, "stamp")["content"][0]["text"] == (
-        "Tool 'stamp' returned output that cannot be sent as JSON: the datetime.time at at[0] is naive "
-        "(no UTC offset, which RFC 3339 time needs); return an aware time, e.g. time(10, 0, tzinfo=timezone.utc)"
-    )
-    assert _call(registry, "moment")["content"][0]["text"] == (
-        "Tool 'moment' returned output that cannot be sent as JSON: the datetime.datetime is naive "
-        "(no UTC offset, which RFC 3339 date-time needs); return an aware datetime, e.g. datetime.now(timezone.utc)"
-    )
-    assert _call(registry, "keyed")["isError"] is True
-    aware = {
-        "when": naive.replace(tzinfo=datetime.timezone.utc),
-        "at": [datetime.time(9, tzinfo=datetime.timezone.utc)],
-    }
-    assert jsonify(aware) == {"when": "2026-12-02T10:00:00+00:00", "at": ["09:00:00+00:00"]}
-
-
-def test_without_an_annotation_a_naive_value_is_sent_as_it_is() -> None:
-    # No outputSchema promises a format, and a wall-clock time ("opens at 08:00") is naive by nature.
-    registry = ToolRegistry("results")
+        return {"seen": {naive: 1}}
 
     @registry.tool
     def hours():  # type: ignore[no-untyped-def]
         return {"opens": datetime.time(8), "since": [datetime.datetime(2026, 1, 1)], "on": {datetime.date(2026, 1, 2)}}
 
-    result = _call(registry, "hours")
-    assert result["isError"] is False
-    assert result["structuredContent"] == {"opens": "08:00:00", "since": ["2026-01-01T00:00:00"], "on": ["2026-01-02"]}
+    stamped = _call(registry, "stamp")
+    assert stamped["isError"] is False, stamped
+    assert stamped["structuredContent"] == {
+        "when": "2026-12-02T10:00:00+01:00",
+        "at": ["09:00:00+01:00", "10:00:00+00:00"],
+    }
+    assert _call(registry, "moment")["structuredContent"] == {"result": "2026-12-02T10:00:00+01:00"}
+    assert _call(registry, "keyed")["structuredContent"] == {"seen": {"2026-12-02T10:00:00+01:00": 1}}
+    assert _call(registry, "hours")["structuredContent"] == {
+        "opens": "08:00:00+01:00",
+        "since": ["2026-01-01T00:00:00+01:00"],
+        "on": ["2026-01-02"],
+    }
 
 
-def test_a_naive_default_is_not_published() -> None:
+def test_a_naive_datetime_no_local_offset_fits_is_an_error_that_says_where_and_the_fix() -> None:
+    registry = ToolRegistry("results")
+
+    @registry.tool
+    def first() -> dict[str, datetime.datetime]:
+        return {"when": datetime.datetime.min}
+
+    text = _call(registry, "first")["content"][0]["text"]
+    assert text.startswith("Tool 'first' returned output that cannot be sent as JSON: the datetime.datetime at when")
+    assert "make it aware" in text
+
+
+@pytest.mark.usefixtures("local_time_is_utc_plus_one")
+def test_a_naive_default_is_published_as_local_time() -> None:
     registry = ToolRegistry("results")
 
     @registry.tool
     def since(when: datetime.datetime = datetime.datetime(2026, 1, 1)) -> str:
         return when.isoformat()
 
-    assert "default" not in _listing(registry, "since")["inputSchema"]["properties"]["when"]
+    assert _listing(registry, "since")["inputSchema"]["properties"]["when"]["default"] == "2026-01-01T00:00:00+01:00"
     assert _call(registry, "since")["content"][0]["text"] == "2026-01-01T00:00:00"
 
 
@@ -358,7 +374,7 @@ def test_jsonify_refuses_what_has_no_json_form() -> None:
 # -- property: results round-trip to JSON that validates against the derived outputSchema ------------------
 
 _SCALAR_TYPES: dict[Any, st.SearchStrategy[Any]] = {
-    # Aware: RFC 3339 date-time needs an offset (a naive datetime is an error result, tested above).
+    # Aware: RFC 3339 date-time needs an offset (a naive datetime is sent as local time, tested above).
     datetime.datetime: st.datetimes(
         timezones=st.sampled_from([datetime.timezone.utc, datetime.timezone(datetime.timedelta(hours=-5))])
     ),

@@ -78,7 +78,7 @@ def test_a_typed_server_over_stdio_to_the_official_client(mode: str) -> None:
             assert courier.structured_content == {"name": "Lea", "rating": 4.8, "since": "2019-05-01"}
 
             hours = await client.call_tool("depot_hours", {"depot": "Lyon"})
-            assert _text(hours) == '{"depot": "Lyon", "opens": "08:00:00", "closes": "18:30:00"}'
+            assert _text(hours) == '{"depot": "Lyon", "opens": "08:00:00+00:00", "closes": "18:30:00+00:00"}'
 
             unknown = await client.call_tool("track", {"parcel": "nope"})
             assert unknown.is_error is True and _text(unknown).startswith("No parcel nope;")

@@ -76,7 +76,7 @@ def _unannotated(tool: Tool, value: Any) -> dict[str, Any]:
     no object to be, so they are text only; a value with no JSON form at all is its ``str()``.
     """
     try:
-        data = jsonify(value, naive_ok=True)  # no outputSchema here promises date-time's offset
+        data = jsonify(value)
     except (NotJSON, RecursionError):
         return text_result(str(value), is_error=False)
     if type(data) is str:

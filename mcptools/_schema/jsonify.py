@@ -6,8 +6,8 @@ builder (``mcptools/_protocol/results.py``) needs JSON, never Python's repr. Eac
 
 - the standard types (``datetime``, ``date``, ``time``, ``timedelta``, ``UUID``, ``Decimal``, paths, ``bytes``,
   IP addresses) as ``_schema/stdtypes.py`` dumps them, the inverse of how parameters are parsed, so a result
-  matches the schema those types derive (ISO 8601 with the value's own offset; a duration; base64); a naive
-  ``datetime``/``time`` is ``NotJSON`` with a ``problem`` saying the fix, unless no schema promises a format
+  matches the schema those types derive (ISO 8601 with the value's own offset, local time's for a naive one; a
+  duration; base64)
 - ``Enum``: its value; ``set``/``frozenset``: an array (sorted when its items can be sorted); ``tuple``: an array,
   a ``NamedTuple`` an object; object keys: strings, as ``json.dumps`` spells scalars
 - a dataclass or a plain annotated class: an object of its fields; a pydantic model: its own
@@ -41,7 +41,7 @@ class NotJSON(TypeError):
     def __init__(self, value: object, path: str, problem: str | None = None) -> None:
         self.type_name = f"{type(value).__module__}.{type(value).__qualname__}".removeprefix("builtins.")
         self.path = path
-        # A type that has a JSON form, but not this value (a naive datetime where a format is promised).
+        # A type that has a JSON form, but not this value (a naive datetime no local offset fits).
         self.problem = problem
         where = f" at {path}" if path else ""
         super().__init__(
@@ -49,24 +49,20 @@ class NotJSON(TypeError):
         )
 
 
-def jsonify(value: Any, path: str = "", *, naive_ok: bool = False) -> Any:
-    """``value`` as a decoded JSON value (dict, list, str, int, float, bool, None); raises ``NotJSON``.
-
-    ``naive_ok``: no ``outputSchema`` promises a format (a result without a return annotation), so a naive
-    ``datetime``/``time`` is written as it is, without an offset (``08:00:00``: a wall-clock opening hour)
-    instead of refused; the choice itself is ``stdtypes.dump_std``'s."""
+def jsonify(value: Any, path: str = "") -> Any:
+    """``value`` as a decoded JSON value (dict, list, str, int, float, bool, None); raises ``NotJSON``."""
     cls = type(value)
     if cls in _SCALARS:
         return value
     if cls is list or cls is tuple:
-        return [jsonify(item, f"{path}[{index}]", naive_ok=naive_ok) for index, item in enumerate(value)]
+        return [jsonify(item, f"{path}[{index}]") for index, item in enumerate(value)]
     if cls is dict:
         return {
-            _key(key, path, naive_ok): jsonify(item, f"{path}.{key}" if path else str(key), naive_ok=naive_ok)
+            _key(key, path): jsonify(item, f"{path}.{key}" if path else str(key))
             for key, item in value.items()
         }
     if isinstance(value, Enum):
-        return jsonify(value.value, path, naive_ok=naive_ok)
+        return jsonify(value.value, path)
     if isinstance(value, _SCALARS):  # subclasses of str/int/float (a str-valued class that is not an Enum)
         return value
     if cls is bytes or in_std_module(cls):
@@ -74,7 +70,7 @@ def jsonify(value: Any, path: str = "", *, naive_ok: bool = False) -> Any:
 
         if is_std_value(value):
             try:
-                return dump_std(value, naive_ok=naive_ok)
+                return dump_std(value)
             except ValueError as exc:
                 raise NotJSON(value, path, str(exc)) from None
         if cls.__module__ == "ipaddress":  # networks and interfaces: no parameter type, but text as results
@@ -83,25 +79,25 @@ def jsonify(value: Any, path: str = "", *, naive_ok: bool = False) -> Any:
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return {
-            name: jsonify(item, _join(path, name), naive_ok=naive_ok)
+            name: jsonify(item, _join(path, name))
             for name, item in zip(value._fields, value, strict=True)
         }
     if isinstance(value, (list, tuple)):
-        return [jsonify(item, f"{path}[{index}]", naive_ok=naive_ok) for index, item in enumerate(value)]
+        return [jsonify(item, f"{path}[{index}]") for index, item in enumerate(value)]
     if isinstance(value, dict):
         return {
-            _key(key, path, naive_ok): jsonify(item, _join(path, str(key)), naive_ok=naive_ok)
+            _key(key, path): jsonify(item, _join(path, str(key)))
             for key, item in value.items()
         }
     if isinstance(value, (set, frozenset)):
-        items = [jsonify(item, f"{path}[]", naive_ok=naive_ok) for item in value]
+        items = [jsonify(item, f"{path}[]") for item in value]
         with contextlib.suppress(TypeError):  # mixed types have no order; any order is a correct array for a set
             items.sort()
         return items
     if hasattr(cls, "__pydantic_fields__") and is_model_class(cls):
         # Python mode, then our spelling: its serializers and aliases hold, and bytes are base64 as the schema
         # says (pydantic's JSON mode writes them as UTF-8, which fails on binary data).
-        return jsonify(value.model_dump(mode="python", by_alias=True), path, naive_ok=naive_ok)
+        return jsonify(value.model_dump(mode="python", by_alias=True), path)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {}
         for field in dataclasses.fields(value):
@@ -110,11 +106,11 @@ def jsonify(value: Any, path: str = "", *, naive_ok: bool = False) -> Any:
             item = getattr(value, field.name)
             if item is None and field.default is None:
                 continue  # as the schema has it: no value, rather than a null the tool never said
-            out[field.name] = jsonify(item, _join(path, field.name), naive_ok=naive_ok)
+            out[field.name] = jsonify(item, _join(path, field.name))
         return out
     names = annotated_attributes(cls)
     if names:
-        return {name: jsonify(getattr(value, name, None), _join(path, name), naive_ok=naive_ok) for name in names}
+        return {name: jsonify(getattr(value, name, None), _join(path, name)) for name in names}
     raise NotJSON(value, path)
 
 
@@ -131,7 +127,7 @@ def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _key(key: object, path: str, naive_ok: bool) -> str:
+def _key(key: object, path: str) -> str:
     """An object key: JSON has only strings, so scalars are spelt as JSON spells them (as ``json.dumps`` does)."""
     if type(key) is str:
         return key
@@ -139,7 +135,7 @@ def _key(key: object, path: str, naive_ok: bool) -> str:
         return "true" if key else "false"
     if key is None:
         return "null"
-    spelt = jsonify(key, path, naive_ok=naive_ok)
+    spelt = jsonify(key, path)
     if isinstance(spelt, (str, int, float)):
         return str(spelt)
     raise NotJSON(key, f"{path} (an object key)" if path else "an object key")

@@ -8,9 +8,9 @@ Python value back into JSON (results, defaults). The parsers accept exactly the 
 in tests/test_derive_stdtypes.py hold both ends together). Choices, stated once:
 
 - ``datetime`` and ``time`` need a UTC offset (RFC 3339 ``date-time`` / ``full-time``); the tool gets an aware
-  value with that offset (``Z`` is UTC). Both ways: a naive value has no form the formats allow, so a tool
-  whose return annotation promises one gets an error result naming where and the fix, and a naive default is
-  not published; only a result with no annotation (no format promised) is sent as it is, without an offset.
+  value with that offset (``Z`` is UTC). A naive value a tool returns (``datetime.now()``, a default) is the
+  server's local time, as ``datetime.astimezone()`` reads one, and is sent with that offset: RFC 3339 has no
+  form without one, and the official SDK's own examples return ``datetime.now()``.
   A leap second (``:60``) becomes ``:59.999999``: Python has no second 60.
   Fractional seconds beyond microseconds are cut, not rounded.
 - ``timedelta`` arrives as an ISO 8601 duration (``P1DT2H``) or a number of seconds; a year counts 365 days and
@@ -164,17 +164,16 @@ def _iso(value: dt.date) -> str:
 
 
 def _aware_iso(value: dt.datetime | dt.time) -> str:
-    """ISO 8601 with the value's own offset. A naive value has none, and RFC 3339 (the ``date-time`` / ``time``
-    formats this type publishes) requires one: guessing (local time? UTC?) could shift it by hours unseen, so
-    it is refused, as a parameter refuses it, with the fix for the tool's author."""
+    """ISO 8601 with the value's own offset; a naive value is local time and gets the local offset (a naive
+    ``time``: the offset local time has today)."""
     if value.utcoffset() is None:
-        if isinstance(value, dt.datetime):
-            kind, form, example = "datetime", "date-time", "datetime.now(timezone.utc)"
-        else:
-            kind, form, example = "time", "time", "time(10, 0, tzinfo=timezone.utc)"
-        raise ValueError(
-            f"is naive (no UTC offset, which RFC 3339 {form} needs); return an aware {kind}, e.g. {example}"
-        )
+        try:
+            if isinstance(value, dt.datetime):
+                value = value.astimezone()
+            else:
+                value = dt.datetime.combine(dt.date.today(), value).astimezone().timetz()
+        except (OverflowError, ValueError, OSError):  # datetime.min/max: no local offset can be applied
+            raise ValueError("is naive and too near the ends of time to read as local time; make it aware") from None
     return value.isoformat()
 
 
@@ -222,14 +221,11 @@ def is_std_value(value: object) -> bool:
     return isinstance(value, tuple(_BY_CLASS))
 
 
-def dump_std(value: object, *, naive_ok: bool = False) -> Any:
+def dump_std(value: object) -> Any:
     """A value of one of these types -> its JSON form (the inverse of the parse); ``value`` itself otherwise.
 
     Raises ``ValueError`` (its text follows the value's name) for a value the form cannot hold: a naive
-    ``datetime``/``time``. With ``naive_ok`` (nothing promises the format: a result with no return annotation)
-    such a value is written as it is, ISO 8601 without an offset, which is what it says."""
-    if naive_ok and isinstance(value, (dt.datetime, dt.time)) and value.utcoffset() is None:
-        return value.isoformat()
+    ``datetime`` at the very ends of its range, which no local offset fits."""
     for entry in STD_TYPES:
         if isinstance(value, entry.cls):
             return entry.dump(value)
