@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, final
 
@@ -46,6 +46,12 @@ _OPENAI_FORMATS: Final = frozenset(
 )
 _OPENAI_MAX_DEPTH: Final = 10
 _OPENAI_MAX_PROPERTIES: Final = 5000
+# Strict mode's size limits (the structured-outputs guide): enum values in the whole schema; the characters of
+# every property name, definition name, enum value and const value; the characters of one large enum.
+_OPENAI_MAX_ENUM_VALUES: Final = 1000
+_OPENAI_MAX_TEXT: Final = 120_000
+_OPENAI_LARGE_ENUM: Final = 250
+_OPENAI_MAX_LARGE_ENUM_TEXT: Final = 15_000
 # Gemini's Schema model (google.genai.types.Schema) forbids any other field.
 _GEMINI_KEEP: Final = frozenset(
     {
@@ -189,6 +195,8 @@ class _Exporter:
     inlining: list[str] = field(default_factory=list)
     properties: int = 0
     depth: int = 0
+    enum_values: int = 0
+    text: int = 0
 
     def fail(self, keyword: str, where: str, why: str, fix: str) -> ToolDefinitionError:
         place = f" at {where}" if where else ""
@@ -246,6 +254,7 @@ class _Exporter:
                 if ref.startswith(prefix) and "/" not in ref[len(prefix) :]:
                     name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
                     if name not in self.defs:
+                        self.count_text([name], "$defs", where)
                         self.defs[name] = None  # placed first, so a recursive ref finds it
                         self.defs[name] = self.node(self.lookup(ref, where), f"{ref}", 1)
                     # Strict mode refuses keywords beside a $ref (openai-python unravels such refs); the
@@ -302,6 +311,7 @@ class _Exporter:
         properties = schema.get("properties")
         if isinstance(properties, dict):
             self.properties += len(properties)
+            self.count_text(properties, "properties", where)
             if self.profile == "openai" and self.properties > _OPENAI_MAX_PROPERTIES:
                 raise self.fail(
                     "properties", where, f"OpenAI strict allows {_OPENAI_MAX_PROPERTIES} properties", "split the tool"
@@ -348,6 +358,10 @@ class _Exporter:
             elif key == "format" and value not in _OPENAI_FORMATS:
                 moved[key] = value
             elif key in _OPENAI_KEEP:
+                if key == "enum" and isinstance(value, list):
+                    self.count_enum(value, where)
+                elif key == "const":
+                    self.count_text([value], key, where)
                 out[key] = value
             elif key not in _SILENT:
                 moved[key] = value
@@ -367,6 +381,34 @@ class _Exporter:
                 self.close(schema, out)
         self.note(out, moved)
         return out
+
+    def count_enum(self, values: list[Any], where: str) -> None:
+        self.enum_values += len(values)
+        if self.enum_values > _OPENAI_MAX_ENUM_VALUES:
+            raise self.fail(
+                "enum", where, f"OpenAI strict allows {_OPENAI_MAX_ENUM_VALUES} enum values in a schema", "split the tool"
+            )
+        size = self.count_text(values, "enum", where)
+        if len(values) > _OPENAI_LARGE_ENUM and size > _OPENAI_MAX_LARGE_ENUM_TEXT:
+            raise self.fail(
+                "enum", where,
+                f"OpenAI strict allows {_OPENAI_MAX_LARGE_ENUM_TEXT} characters in an enum of over "
+                f"{_OPENAI_LARGE_ENUM} values, this one has {size}",
+                "shorten the values, or take a string and check it in the tool",
+            )  # fmt: skip
+
+    def count_text(self, values: Iterable[Any], keyword: str, where: str) -> int:
+        """Add the characters of ``values``' strings to the schema's total; returns their own count."""
+        size = sum(len(value) for value in values if isinstance(value, str))
+        self.text += size
+        if self.text > _OPENAI_MAX_TEXT and self.profile == "openai":
+            raise self.fail(
+                keyword, where,
+                f"OpenAI strict allows {_OPENAI_MAX_TEXT} characters of property names, definition names, enum and "
+                "const values in a schema",
+                "shorten them, or split the tool",
+            )  # fmt: skip
+        return size
 
     def close(self, schema: dict[str, Any], out: dict[str, Any]) -> None:
         required = schema.get("required", [])

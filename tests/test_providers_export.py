@@ -161,6 +161,25 @@ def test_openai_limits_are_checked_at_export() -> None:
     with pytest.raises(ToolDefinitionError, match=r"tool 'wide': keyword 'properties' .*5000 properties"):
         export_schema(wide, "openai", tool="wide")
 
+    def enums(count: int, size: int) -> dict[str, Any]:
+        values = [f"{i:0{size}d}" for i in range(count)]
+        return {"type": "object", "properties": {"v": {"enum": values}}, "required": ["v"], "additionalProperties": False}
+
+    export_schema(enums(1000, 4), "openai", tool="many")
+    with pytest.raises(ToolDefinitionError, match=r"tool 'many': keyword 'enum' at .*1000 enum values"):
+        export_schema(
+            {**enums(1000, 4), "properties": {"v": enums(1000, 4)["properties"]["v"], "w": {"enum": ["x"]}}},
+            "openai",
+            tool="many",
+        )
+    export_schema(enums(251, 59), "openai", tool="big")  # 14,809 characters
+    with pytest.raises(ToolDefinitionError, match=r"15000 characters in an enum of over 250 values, this one has 15"):
+        export_schema(enums(251, 60), "openai", tool="big")
+    long_names = {"type": "object", "properties": {f"{i:0100d}": {"type": "string"} for i in range(1201)}}
+    with pytest.raises(ToolDefinitionError, match=r"120000 characters of property names"):
+        export_schema(long_names, "openai", tool="names")
+    assert export_schema(enums(1001, 4), "anthropic", tool="many").schema["properties"]["v"]["enum"][1000] == "1000"
+
 
 def test_gemini_subset() -> None:
     registry = ToolRegistry("g")
