@@ -385,9 +385,8 @@ class _Exporter:
     def count_enum(self, values: list[Any], where: str) -> None:
         self.enum_values += len(values)
         if self.enum_values > _OPENAI_MAX_ENUM_VALUES:
-            raise self.fail(
-                "enum", where, f"OpenAI strict allows {_OPENAI_MAX_ENUM_VALUES} enum values in a schema", "split the tool"
-            )
+            why = f"OpenAI strict allows {_OPENAI_MAX_ENUM_VALUES} enum values in a schema"
+            raise self.fail("enum", where, why, "split the tool")
         size = self.count_text(values, "enum", where)
         if len(values) > _OPENAI_LARGE_ENUM and size > _OPENAI_MAX_LARGE_ENUM_TEXT:
             raise self.fail(

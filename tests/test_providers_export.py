@@ -163,7 +163,8 @@ def test_openai_limits_are_checked_at_export() -> None:
 
     def enums(count: int, size: int) -> dict[str, Any]:
         values = [f"{i:0{size}d}" for i in range(count)]
-        return {"type": "object", "properties": {"v": {"enum": values}}, "required": ["v"], "additionalProperties": False}
+        closed = {"required": ["v"], "additionalProperties": False}
+        return {"type": "object", "properties": {"v": {"enum": values}}, **closed}
 
     export_schema(enums(1000, 4), "openai", tool="many")
     with pytest.raises(ToolDefinitionError, match=r"tool 'many': keyword 'enum' at .*1000 enum values"):
