@@ -71,10 +71,13 @@ class ToolCall:
     (``address:<ip>`` over HTTP, ``stdio``, ``memory``, ``local`` for ``registry.handle``)."""
     started: float = field(default_factory=time.perf_counter)
     _state_of: Callable[[], Any] | None = None
+    _served_as: str | None = None
 
     @property
     def name(self) -> str:
-        return self.tool.name
+        """The name the client called: an included tool's prefixed name (``gh_issue``), not its own (``issue``),
+        so logs, timings and spans of two included registries' same-named tools stay apart."""
+        return self._served_as if self._served_as is not None else self.tool.name
 
     @property
     def principal(self) -> Principal | None:

@@ -329,6 +329,24 @@ def test_timing_keeps_counts_errors_and_durations_per_tool() -> None:
     assert 0 <= stats.mean_seconds <= stats.max_seconds <= stats.total_seconds
 
 
+def test_middleware_names_an_included_tool_as_the_client_called_it() -> None:
+    seen: list[Any] = []
+    timing = Timing()
+    registry = ToolRegistry("host", middleware=[Record("outer", seen), timing])
+    for prefix in ("gh_", "gl_"):
+        other = ToolRegistry(f"{prefix}tools")
+
+        @other.tool
+        def issue(number: int) -> str:
+            return f"#{number}"
+
+        registry.include(other, prefix=prefix)
+    registry.handle(_call("gh_issue", {"number": 1}))
+    registry.handle(_call("gl_issue", {"number": 2}))
+    assert [entry[2] for entry in seen if entry[1] == "before"] == ["gh_issue", "gl_issue"]
+    assert sorted(timing.stats) == ["gh_issue", "gl_issue"]  # the two same-named tools counted apart
+
+
 def test_rate_limit_is_a_token_bucket_per_client() -> None:
     now = [0.0]
     limit = RateLimit(2, per=1.0, clock=lambda: now[0], key=lambda call: str(call.arguments.get("location")))

@@ -198,9 +198,9 @@ class ToolCaller:
         """The call chain around the pipeline: an unknown tool is refused before it (a request middleware sees
         that); the chain wraps validation, the run and the result."""
         registry = self.registry
-        _, tool = find_tool(params, registry.get)
+        served_as, tool = find_tool(params, registry.get)
         if tool.scopes and missing_scopes(tool):
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {tool.name}")  # as prepare_call would
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {served_as}")  # as prepare_call would
         arguments = params.get("arguments")
         record = ToolCall(
             tool,
@@ -208,6 +208,7 @@ class ToolCaller:
             call.request_id,
             client_key(session.peer, lambda: session.id),
             _state_of=lambda: registry.state,
+            _served_as=served_as,
         )
 
         async def terminal(_: ToolCall) -> dict[str, Any]:
