@@ -401,3 +401,22 @@ def json_schema_2020_12_tool(
 def test_header_param(region: str) -> str:
     """Echo a region that the client also sends in the Mcp-Param-Region header."""
     return f"Region: {region}"
+
+
+# -- a live tool list ------------------------------------------------------------------------------------
+
+
+def test_dynamic_tool() -> str:
+    """A tool that comes and goes (test_trigger_tool_change)."""
+    return "here for now"
+
+
+@registry.tool
+def test_trigger_tool_change() -> str:
+    """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
+    that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)"""
+    if registry.get("test_dynamic_tool") is None:
+        registry.add(test_dynamic_tool)
+        return "added test_dynamic_tool"
+    registry.remove("test_dynamic_tool")
+    return "removed test_dynamic_tool"

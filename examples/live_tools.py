@@ -4,8 +4,8 @@
     mcptools serve examples/live_tools.py            # stdio
     mcptools serve examples/live_tools.py --http     # Streamable HTTP
 
-Each change sends ``notifications/tools/list_changed`` to the open 2025 sessions; 2026-07-28 clients see it on
-their next ``tools/list``.
+Each change sends ``notifications/tools/list_changed`` to the open 2025 sessions and to 2026-07-28 clients'
+``subscriptions/listen`` streams; every client's next ``tools/list`` shows it.
 """
 
 from __future__ import annotations

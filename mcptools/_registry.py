@@ -2,8 +2,9 @@
 
 ``ToolRegistry`` holds tools (add, get, remove, iterate, the contract's ``tools`` mapping). The tool list is
 live: tools may be added, removed, enabled or disabled (by name or tag) while clients are connected, and other
-registries included under a prefix; every change that alters what is served tells the open 2025 sessions
-(``notifications/tools/list_changed``), and 2026-07-28 clients see it on their next ``tools/list``. The protocol state
+registries included under a prefix; every change that alters what is served tells the open 2025 sessions and
+2026-07-28 ``subscriptions/listen`` streams (``notifications/tools/list_changed``); any client's next
+``tools/list`` shows it. The protocol state
 (sessions' engine, the sealer of ``requestState`` and cursors) is an ``Engine`` the registry owns, typed and made
 on first use; transports reach it through ``registry.engine``.
 """
@@ -442,7 +443,7 @@ class ToolRegistry:
 
     def on_tools_changed(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` whenever the served tools change (a bound method is held weakly); each engine
-        serving this registry subscribes, and tells its open 2025 sessions."""
+        serving this registry subscribes, and tells its open 2025 sessions and listen streams."""
         try:
             reference: Callable[[], Callable[[], None] | None] = weakref.WeakMethod(callback)
         except TypeError:  # not a bound method: kept as long as the registry
@@ -450,8 +451,8 @@ class ToolRegistry:
         self._listeners.append(reference)
 
     def _announce(self) -> None:
-        # 2026-07-28 clients hold no session: they see the change on their next tools/list (ttlMs says how long
-        # a list stays fresh; the engine's default 0 means "ask again each time", true of a live list).
+        # A 2026-07-28 client without a listen stream sees the change on its next tools/list (ttlMs says how
+        # long a list stays fresh; the engine's default 0 means "ask again each time", true of a live list).
         alive = []
         for reference in self._listeners:
             callback = reference()

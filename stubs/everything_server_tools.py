@@ -43,6 +43,7 @@ __all__ = [
     "TestStreamingElicitationArguments",
     "TestToolWithLoggingArguments",
     "TestToolWithProgressArguments",
+    "TestTriggerToolChangeArguments",
     "ToolCallError",
     "ToolSession",
     "Tools",
@@ -243,6 +244,10 @@ class TestToolWithLoggingArguments(TypedDict):
 
 
 class TestToolWithProgressArguments(TypedDict):
+    pass
+
+
+class TestTriggerToolChangeArguments(TypedDict):
     pass
 
 
@@ -448,6 +453,13 @@ class Tools(Protocol[_R_co]):
         """Report progress 0, 50 and 100 out of 100, 50 ms apart.
 
         Calls the tool "test_tool_with_progress".
+        """
+
+    def test_trigger_tool_change(self, /, **arguments: Unpack[TestTriggerToolChangeArguments]) -> _R_co:
+        """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
+        that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)
+
+        Calls the tool "test_trigger_tool_change".
         """
 
 
@@ -657,6 +669,13 @@ class AsyncTools(Protocol[_R_co]):
         """Report progress 0, 50 and 100 out of 100, 50 ms apart.
 
         Calls the tool "test_tool_with_progress".
+        """
+
+    async def test_trigger_tool_change(self, /, **arguments: Unpack[TestTriggerToolChangeArguments]) -> _R_co:
+        """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
+        that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)
+
+        Calls the tool "test_trigger_tool_change".
         """
 
 
@@ -900,6 +919,14 @@ class TypedClient(Generic[_R]):
         Calls the tool "test_tool_with_progress".
         """
         return self._session.call_tool("test_tool_with_progress", _as_arguments(arguments))
+
+    def test_trigger_tool_change(self, /, **arguments: Unpack[TestTriggerToolChangeArguments]) -> _R:
+        """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
+        that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)
+
+        Calls the tool "test_trigger_tool_change".
+        """
+        return self._session.call_tool("test_trigger_tool_change", _as_arguments(arguments))
 
 
 class AsyncTypedClient(Generic[_R]):
@@ -1146,3 +1173,11 @@ class AsyncTypedClient(Generic[_R]):
         Calls the tool "test_tool_with_progress".
         """
         return await self._session.call_tool("test_tool_with_progress", _as_arguments(arguments))
+
+    async def test_trigger_tool_change(self, /, **arguments: Unpack[TestTriggerToolChangeArguments]) -> _R:
+        """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
+        that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)
+
+        Calls the tool "test_trigger_tool_change".
+        """
+        return await self._session.call_tool("test_trigger_tool_change", _as_arguments(arguments))

@@ -109,3 +109,56 @@ def test_official_client_over_http_is_told_of_changes(mode: str) -> None:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+async def _listen_for_changes(client: Client) -> None:
+    """A 2026-07-28 client on a subscriptions/listen stream is told of each change; its next list shows it."""
+    from mcp.shared.subscriptions import ToolsListChanged
+
+    assert client.protocol_version == "2026-07-28"
+    async with client.listen(tools_list_changed=True) as subscription:
+        assert subscription.honored.tools_list_changed is True
+        await client.call_tool("add_greeter", {"name": "late"})
+        assert await asyncio.wait_for(subscription.__anext__(), 10) == ToolsListChanged()
+        assert "late" in [tool.name for tool in (await client.list_tools()).tools]
+        await client.call_tool("set_tag", {"tag": "admin", "enabled": False})
+        assert await asyncio.wait_for(subscription.__anext__(), 10) == ToolsListChanged()
+        assert "reset" not in [tool.name for tool in (await client.list_tools()).tools]
+
+
+def test_official_2026_client_over_stdio_listens_for_changes() -> None:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mcptools", "serve", str(EXAMPLE)])
+
+    async def run() -> None:
+        async with Client(params, mode="auto") as client:
+            await _listen_for_changes(client)
+
+    asyncio.run(asyncio.wait_for(run(), 60))
+
+
+def test_official_2026_client_over_http_listens_and_sigterm_ends_the_stream_gracefully() -> None:
+    import signal
+    import subprocess
+
+    from test_example_time_server import _wait_until_listening
+
+    port = _free_port()
+    command = [sys.executable, "-m", "mcptools", "serve", str(EXAMPLE), "--http", "--port", str(port)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_until_listening(port, server)
+
+        async def run() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp", mode="auto") as client:
+                await _listen_for_changes(client)
+                async with client.listen(tools_list_changed=True) as subscription:
+                    # Stopping the server ends an open stream with its final result (the loop just ends), rather
+                    # than holding uvicorn's graceful shutdown until the client leaves.
+                    server.send_signal(signal.SIGTERM)
+                    assert [event async for event in subscription] == []
+
+        asyncio.run(asyncio.wait_for(run(), 60))
+        assert server.wait(timeout=20) in (0, -signal.SIGTERM)
+    finally:
+        server.kill()
+        server.wait()

@@ -127,8 +127,8 @@ def test_discover(registry: ToolRegistry) -> None:
     assert result["resultType"] == "complete"
     # A dual-era server names its legacy revisions too (reached through initialize), newest first.
     assert result["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
-    # No subscriptions/listen here: a 2026-07-28 client sees tool-list changes on its next tools/list.
-    assert result["capabilities"]["tools"] == {"listChanged": False}
+    # Changes reach a 2026-07-28 client on its subscriptions/listen stream (test_protocol_listen.py).
+    assert result["capabilities"]["tools"] == {"listChanged": True}
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "engine-test", "version": "9.9"}
     assert type(result["ttlMs"]) is int and result["cacheScope"] in ("public", "private")
 

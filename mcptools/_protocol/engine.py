@@ -37,6 +37,7 @@ from .._middleware import RequestInfo, client_key, run_request_chain
 from .._pipeline import prepare_call, run_coroutine, run_inline
 from ..auth import auth_enforced, visible
 from .calls import Routed, ToolCaller, ToolSource
+from .listen import LISTEN_METHOD, Listeners
 from .request_rules import (
     INVALID_REQUEST_TEXT,
     LEGACY_METHODS,
@@ -97,6 +98,7 @@ class Engine:
         "cache_scope",
         "calls",
         "list_ttl_ms",
+        "listeners",
         "page_size",
         "registry",
         "sealer",
@@ -124,6 +126,8 @@ class Engine:
         self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
         # The protocol's part of tools/call (rounds, repair and profile hooks, middleware, Context, cancellation).
         self.calls = ToolCaller(registry, self.sealer)
+        # The open 2026-07-28 subscriptions/listen streams, told the same.
+        self.listeners = Listeners()
         registry.on_tools_changed(self._tools_changed)
 
     def _tools_changed(self) -> None:
@@ -131,6 +135,7 @@ class Engine:
         (from whatever thread made the change; see ``Session.post``)."""
         for session in list(self._sessions):
             session.post({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        self.listeners.tools_changed()
 
     # -- entry point -------------------------------------------------------------------------------------
 
@@ -313,6 +318,11 @@ class Engine:
             return self._discover(modern_only)
         if method == "logging/setLevel":
             return self._set_level(params, session)
+        if method == LISTEN_METHOD:
+            # registry.handle answers one message and returns: it has no stream to keep open.
+            raise ProtocolError(
+                INVALID_REQUEST, "Invalid Request: subscriptions/listen needs a streaming transport (stdio or HTTP)"
+            )
         return {}  # ping
 
     @staticmethod
@@ -344,6 +354,8 @@ class Engine:
                 result = await self.calls.call(call, params, session, send, close_stream)
                 if result is None:
                     return None
+            elif method == LISTEN_METHOD and send is not discard:
+                result = await self.listeners.listen(call.request_id, params, session, send)
             else:
                 result = self._other_method(call, method, params, session, modern_only)
         except ProtocolError as problem:
@@ -430,11 +442,10 @@ class Engine:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
-    def _capabilities(self, *, sessions: bool = True) -> dict[str, Any]:
-        # The tool list is live (tools added, removed, enabled or disabled at runtime): 2025 sessions are told.
-        # In 2026-07-28 (server/discover) listChanged promises list_changed over subscriptions/listen, which this
-        # server does not offer: there a client learns of changes on its next tools/list (ttlMs 0).
-        return {"tools": {"listChanged": sessions}, "logging": {}}
+    def _capabilities(self) -> dict[str, Any]:
+        # The tool list is live (tools added, removed, enabled or disabled at runtime): 2025 sessions are told,
+        # and 2026-07-28 clients on a subscriptions/listen stream (see listen.py).
+        return {"tools": {"listChanged": True}, "logging": {}}
 
     def _server_info(self) -> dict[str, Any]:
         return {"name": self.registry.name, "version": self.registry.version}
@@ -462,7 +473,7 @@ class Engine:
             "ttlMs": self.list_ttl_ms,
             "cacheScope": self.cache_scope,
             "supportedVersions": supported_versions(modern_only),
-            "capabilities": self._capabilities(sessions=False),
+            "capabilities": self._capabilities(),
             "_meta": {META_SERVER_INFO: self._server_info()},
         }
         if self.registry.instructions is not None:
@@ -480,9 +491,15 @@ class Engine:
 
     def _tools_list(self, call: Routed, params: dict[str, Any]) -> dict[str, Any]:
         listing = self.registry.list_tools()
+        cache_scope = self.cache_scope
         if auth_enforced():
-            # A tool whose scopes the caller lacks is not shown to it (and refused if called anyway).
-            listing = [entry for entry in listing if visible(self.registry.get(entry["name"]))]
+            # A tool whose scopes the caller lacks is not shown to it (and refused if called anyway). Then the
+            # list differs per caller as soon as one tool has scopes: no shared cache may hand one caller's list
+            # to another ("public" would let a gateway show admin tools to everyone).
+            tools = [self.registry.get(entry["name"]) for entry in listing]
+            if any(tool is not None and tool.scopes for tool in tools):
+                cache_scope = "private"
+            listing = [entry for entry, tool in zip(listing, tools, strict=True) if visible(tool)]
         offset = 0
         cursor = params.get("cursor")
         if cursor is not None:
@@ -499,7 +516,7 @@ class Engine:
         if not call.legacy:
             result["resultType"] = "complete"
             result["ttlMs"] = self.list_ttl_ms
-            result["cacheScope"] = self.cache_scope
+            result["cacheScope"] = cache_scope
         return result
 
 

@@ -48,11 +48,12 @@ INVALID_REQUEST_TEXT: Final = (
     'and a string or integer "id"'
 )
 # The methods each generation serves: a 2026-07-28 request, a request on an initialized 2025 session.
-STATELESS_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
+STATELESS_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"})
 LEGACY_METHODS: Final = frozenset({"ping", "logging/setLevel", "tools/list", "tools/call"})
 # Without ``_meta`` and without a session (``registry.handle`` called directly, or a client that skipped
-# ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake.
-LENIENT_METHODS: Final = STATELESS_METHODS | {"ping"}
+# ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake; a
+# listen stream is for 2026-07-28 clients, which always name their revision.
+LENIENT_METHODS: Final = (STATELESS_METHODS - {"subscriptions/listen"}) | {"ping"}
 
 
 def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:

@@ -37,6 +37,7 @@ class Session:
 
     __slots__ = (
         "__weakref__",
+        "_closers",
         "_id",
         "_ids",
         "_outlet",
@@ -70,6 +71,8 @@ class Session:
         # event loop that owns it: ``post`` may be called from any thread (a sync tool changing the tool list).
         self._outlet: tuple[asyncio.AbstractEventLoop | None, Send] | None = None
         self._posting: set[asyncio.Future[None]] = set()
+        # What ends with the session besides calls and questions (a subscriptions/listen stream on stdio).
+        self._closers: list[Callable[[], None]] = []
 
     @property
     def id(self) -> str:
@@ -193,10 +196,27 @@ class Session:
         task.cancel()
         return True
 
+    def on_close(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` when the session closes (now, if it has); returns what unregisters it."""
+        if self.closed:
+            callback()
+            return lambda: None
+        self._closers.append(callback)
+
+        def unregister() -> None:
+            if callback in self._closers:
+                self._closers.remove(callback)
+
+        return unregister
+
     def close(self, *, cancel_running: bool = True) -> None:
-        """End the session: waiting server-to-client requests fail, and running calls are cancelled unless
-        ``cancel_running`` is false (stdio at end of input lets them finish and write their answers)."""
+        """End the session: waiting server-to-client requests fail, ``on_close`` callbacks run (a listen stream
+        ends), and running calls are cancelled unless ``cancel_running`` is false (stdio at end of input lets
+        them finish and write their answers)."""
         self.closed = True
+        closers, self._closers = self._closers, []
+        for callback in closers:
+            callback()
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(ClientRequestError(INTERNAL_ERROR, "the session is closed"))

@@ -193,6 +193,12 @@ class StreamableHTTPApp:
             return
         await send({"type": "lifespan.shutdown.complete"})
 
+    def stopping(self) -> None:
+        """The server is stopping (uvicorn's graceful shutdown, before it waits for open responses): open
+        ``subscriptions/listen`` streams end now, with their graceful final result, instead of holding the
+        shutdown until their clients leave."""
+        self.engine.listeners.close()
+
     def close_sessions(self) -> None:
         """End every open session (their streams close). Called on lifespan shutdown; an app mounted where
         lifespan events do not reach it needs no call: idle sessions expire on their own as new ones open."""
@@ -411,8 +417,12 @@ class StreamableHTTPApp:
         """Whether answering ``message`` may emit anything before its response, or be worth interrupting when
         the client goes away: only calls to tools that take a ``Context`` or are async. Everything else (a
         sync tool runs in a thread no cancellation can stop) is answered inline, without the extra tasks that
-        streaming and watching for a disconnect cost on every request."""
-        if message.get("method") != "tools/call":
+        streaming and watching for a disconnect cost on every request. A ``subscriptions/listen`` stream always
+        streams."""
+        method = message.get("method")
+        if method == "subscriptions/listen":
+            return True  # a stream by nature: the acknowledgment, then a frame per change
+        if method != "tools/call":
             return False
         params = message.get("params")
         name = params.get("name") if type(params) is dict else None

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+from collections.abc import Callable
 from typing import Any, Final
 
 __all__ = [
@@ -167,7 +168,28 @@ def _guarded(base: type[Any]) -> type[Any]:
             self._guard_stop()
             super().connection_lost(exc)
 
+        def shutdown(self) -> None:
+            # uvicorn's graceful shutdown waits for every open response to end before the app's lifespan
+            # shutdown: a subscriptions/listen stream never ends by itself, so tell the app first (it closes
+            # those streams gracefully, with their final result). Called once per connection; idempotent.
+            stopping = _find_stopping(getattr(self, "app", None))
+            if stopping is not None:
+                stopping()
+            super().shutdown()
+
     return Guarded
+
+
+def _find_stopping(app: object) -> Callable[[], None] | None:
+    """The served app's ``stopping`` hook, under uvicorn's own wrappers (each keeps the inner app as ``.app``)."""
+    for _ in range(8):
+        hook = getattr(app, "stopping", None)
+        if callable(hook):
+            return hook  # type: ignore[no-any-return]
+        app = getattr(app, "app", None)
+        if app is None:
+            return None
+    return None
 
 
 def __getattr__(name: str) -> type[Any]:
