@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import itertools
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -25,24 +24,18 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar, final
 
-from typing_extensions import Self
+from typing_extensions import NotRequired, Self, TypedDict, Unpack
 
 from ._errors import ProtocolError
 from ._jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
-from ._protocol.revisions import (
-    LATEST,
-    META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
-)
-from ._protocol.session import Session
+from ._protocol.revisions import LATEST
+from ._transports.memory import MemoryClient
 
 if TYPE_CHECKING:
     from ._context import LogLevel
     from ._registry import ToolRegistry
 
-__all__ = ["CallResult", "Client", "ElicitationHandler", "Protocol", "SamplingHandler", "SyncClient"]
+__all__ = ["CallResult", "Client", "ClientOptions", "ElicitationHandler", "Protocol", "SamplingHandler", "SyncClient"]
 
 _T = TypeVar("_T")
 
@@ -56,6 +49,22 @@ RootsHandler: TypeAlias = Callable[[], Sequence[Mapping[str, Any]] | Awaitable[S
 
 _CLIENT_INFO: Final = {"name": "mcptools-testing", "version": "0"}
 _TOOLS_CHANGED: Final = "notifications/tools/list_changed"
+
+
+class ClientOptions(TypedDict):
+    """What a ``Client`` (and a ``SyncClient``) is made with, besides the registry, in one place.
+
+    ``protocol`` (default ``"2025-11-25"``); ``elicitation``, ``sampling`` and ``roots``, the callbacks that answer
+    the server's questions (each declares its capability); ``log_level``, asked of the server; ``max_rounds``
+    (default 10), the ``input_required`` rounds a 2026-07-28 call may take.
+    """
+
+    protocol: NotRequired[Protocol]
+    elicitation: NotRequired[ElicitationHandler | None]
+    sampling: NotRequired[SamplingHandler | None]
+    roots: NotRequired[Sequence[Mapping[str, Any]] | RootsHandler | None]
+    log_level: NotRequired[LogLevel | None]
+    max_rounds: NotRequired[int]
 
 
 @final
@@ -93,45 +102,31 @@ class Client:
     """An in-memory MCP client for ``registry``: ``async with Client(registry) as client: ...``."""
 
     __slots__ = (
-        "_ids",
-        "_replies",
+        "_opened",
         "_rounds",
         "_running",
-        "_session",
+        "_wire",
         "elicitation",
         "log_level",
-        "notifications",
         "protocol",
         "registry",
         "roots",
         "sampling",
     )
 
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        *,
-        protocol: Protocol = "2025-11-25",
-        elicitation: ElicitationHandler | None = None,
-        sampling: SamplingHandler | None = None,
-        roots: Sequence[Mapping[str, Any]] | RootsHandler | None = None,
-        log_level: LogLevel | None = None,
-        max_rounds: int = 10,
-    ) -> None:
+    def __init__(self, registry: ToolRegistry, **options: Unpack[ClientOptions]) -> None:
         self.registry = registry
-        self.protocol = protocol
-        self.elicitation = elicitation
-        self.sampling = sampling
-        self.roots = roots
-        self.log_level = log_level
-        # Every notification the server sent this client (progress, logs, tools/list_changed), in order.
-        self.notifications: list[dict[str, Any]] = []
-        self._rounds = max_rounds
-        self._ids = itertools.count(1)
-        self._session: Session | None = None
+        self.protocol: Protocol = options.get("protocol", "2025-11-25")
+        self.elicitation = options.get("elicitation")
+        self.sampling = options.get("sampling")
+        self.roots = options.get("roots")
+        self.log_level = options.get("log_level")
+        self._rounds = options.get("max_rounds", 10)
+        # The in-memory transport: builds the messages of either revision, answers the server's questions.
+        self._wire = MemoryClient(registry, on_request=self._answer, client_info=_CLIENT_INFO)
+        self._opened = False
         # The registry's lifespan, entered for as long as this client is open (as a server would).
         self._running: AbstractAsyncContextManager[Any] | None = None
-        self._replies: set[asyncio.Future[Any]] = set()
 
     # -- lifecycle ----------------------------------------------------------------------------------------
 
@@ -163,28 +158,28 @@ class Client:
         return self
 
     async def _open(self) -> None:
+        self._opened = True
         if not self.stateless:
-            session = self._session = Session(peer="memory")
-            session.open_outlet(self._notified)
-            result = await self._request(
-                "initialize",
-                {"protocolVersion": self.protocol, "capabilities": self.capabilities, "clientInfo": _CLIENT_INFO},
-                self._send_for([]),
-            )
+            wire = self._wire
+            wire.capabilities = self.capabilities
+            wire.open_outlet()
+            result = _unwrap("initialize", await wire.initialize(self.protocol))
             if result.get("protocolVersion") != self.protocol:
                 raise ProtocolError(INTERNAL_ERROR, f"the server settled on {result.get('protocolVersion')!r}")
-            await self.registry.engine.handle(
-                {"jsonrpc": "2.0", "method": "notifications/initialized"}, session, self._send_for([])
-            )
             if self.log_level is not None:
-                await self._request("logging/setLevel", {"level": self.log_level}, self._send_for([]))
+                await self._request("logging/setLevel", {"level": self.log_level})
+
+    @property
+    def notifications(self) -> list[dict[str, Any]]:
+        """Every notification the server sent this client (progress, logs, tools/list_changed), in order."""
+        return self._wire.notifications
 
     async def __aexit__(
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        if self._session is not None:
-            self._session.close()
-            self._session = None
+        if self._opened:
+            self._wire.session.close()
+            self._opened = False
         running, self._running = self._running, None
         if running is not None:
             await running.__aexit__(kind, value, traceback)
@@ -196,7 +191,7 @@ class Client:
         tools: list[dict[str, Any]] = []
         params: dict[str, Any] = {}
         while True:
-            result = await self._request("tools/list", params, self._send_for([]))
+            result = await self._request("tools/list", params)
             tools.extend(result.get("tools", []))
             cursor = result.get("nextCursor")
             if cursor is None:
@@ -208,11 +203,11 @@ class Client:
         ``ProtocolError``. Over 2026-07-28, ``input_required`` rounds are answered by the callbacks and the
         call retried until it completes."""
         seen: list[dict[str, Any]] = []
-        token = f"progress-{next(self._ids)}"
+        token = f"progress-{self._wire.next_id()}"
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {}), "_meta": {"progressToken": token}}
         rounds = 1
         while True:
-            result = await self._request("tools/call", params, self._send_for(seen))
+            result = await self._request("tools/call", params, seen)
             if result.get("resultType") != "input_required":
                 break
             if rounds >= self._rounds:
@@ -233,67 +228,27 @@ class Client:
         )
 
     async def ping(self) -> None:
-        await self._request("ping", {}, self._send_for([]))
+        await self._request("ping", {})
 
     @property
     def tool_list_changes(self) -> int:
         """How many ``notifications/tools/list_changed`` this client has received (2025 sessions)."""
         return sum(1 for message in self.notifications if message["method"] == _TOOLS_CHANGED)
 
-    async def _request(self, method: str, params: dict[str, Any], send: Callable[..., Awaitable[None]]) -> Any:
-        engine = self.registry.engine
+    async def _request(self, method: str, params: dict[str, Any], seen: list[dict[str, Any]] | None = None) -> Any:
+        if not self._opened:
+            raise RuntimeError("use the client inside 'async with Client(registry) as client:'")
+        wire = self._wire
         if self.stateless:
-            meta: dict[str, Any] = {
-                META_PROTOCOL_VERSION: LATEST,
-                META_CLIENT_CAPABILITIES: self.capabilities,
-                META_CLIENT_INFO: _CLIENT_INFO,
-            }
-            if self.log_level is not None:
-                meta[META_LOG_LEVEL] = self.log_level
-            body = {**params, "_meta": {**params.get("_meta", {}), **meta}}
-            message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": body}
-            response = await engine.handle(message, Session(peer="memory"), send, strict=True)
+            capabilities = self.capabilities
+            response = await wire.stateless(
+                method, params, capabilities=capabilities, log_level=self.log_level, sink=seen
+            )
         else:
-            if self._session is None:
-                raise RuntimeError("use the client inside 'async with Client(registry) as client:'")
-            message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
-            response = await engine.handle(message, self._session, send)
-        if response is None:
-            raise ProtocolError(INTERNAL_ERROR, f"{method}: the server sent no response (was the call cancelled?)")
-        error = response.get("error")
-        if error is not None:
-            raise ProtocolError(error.get("code", INTERNAL_ERROR), error.get("message", ""), error.get("data"))
-        return response["result"]
+            response = await wire.request(method, params, sink=seen)
+        return _unwrap(method, response)
 
     # -- the server's side of the conversation ------------------------------------------------------------
-
-    async def _notified(self, message: dict[str, Any]) -> None:
-        self.notifications.append(message)
-
-    def _send_for(self, seen: list[dict[str, Any]]) -> Callable[[dict[str, Any]], Awaitable[None]]:
-        """The stream of one request: notifications are collected, questions answered by the callbacks."""
-
-        async def send(message: dict[str, Any]) -> None:
-            if "id" not in message:
-                seen.append(message)
-                self.notifications.append(message)
-                return
-            reply = asyncio.ensure_future(self._reply(message, send))
-            self._replies.add(reply)
-            reply.add_done_callback(self._replies.discard)
-
-        return send
-
-    async def _reply(self, message: dict[str, Any], send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
-        try:
-            result = await self._answer(message["method"], message.get("params") or {})
-            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-        except ProtocolError as problem:
-            reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": problem.code, "message": problem.message}}
-        except Exception as exc:
-            reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": INTERNAL_ERROR, "message": str(exc)}}
-        if self._session is not None:
-            await self.registry.engine.handle(reply, self._session, send)
 
     async def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Answer one server-to-client request with the matching callback."""
@@ -308,6 +263,16 @@ class Client:
         if method == "ping":
             return {}
         raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} (give the Client a callback for it)")
+
+
+def _unwrap(method: str, response: dict[str, Any] | None) -> Any:
+    """A response's result; its error as ``ProtocolError``."""
+    if response is None:
+        raise ProtocolError(INTERNAL_ERROR, f"{method}: the server sent no response (was the call cancelled?)")
+    error = response.get("error")
+    if error is not None:
+        raise ProtocolError(error.get("code", INTERNAL_ERROR), error.get("message", ""), error.get("data"))
+    return response["result"]
 
 
 async def _maybe_await(value: _T | Awaitable[_T]) -> _T:
@@ -326,26 +291,8 @@ class SyncClient:
 
     __slots__ = ("_loop", "_thread", "client")
 
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        *,
-        protocol: Protocol = "2025-11-25",
-        elicitation: ElicitationHandler | None = None,
-        sampling: SamplingHandler | None = None,
-        roots: Sequence[Mapping[str, Any]] | RootsHandler | None = None,
-        log_level: LogLevel | None = None,
-        max_rounds: int = 10,
-    ) -> None:
-        self.client = Client(
-            registry,
-            protocol=protocol,
-            elicitation=elicitation,
-            sampling=sampling,
-            roots=roots,
-            log_level=log_level,
-            max_rounds=max_rounds,
-        )
+    def __init__(self, registry: ToolRegistry, **options: Unpack[ClientOptions]) -> None:
+        self.client = Client(registry, **options)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 

@@ -19,7 +19,6 @@ pytest.importorskip("uvicorn")
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
-
 from test_example_time_server import _free_port, _wait_until_listening  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "notes_app.py"

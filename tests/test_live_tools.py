@@ -178,7 +178,7 @@ def test_listing_advertises_list_changed_and_truthful_cache_fields() -> None:
 
     async def run() -> None:
         async with Client(registry, protocol="2026-07-28") as client:
-            result = await client._request("tools/list", {}, client._send_for([]))
+            result = await client._request("tools/list", {})
             # A live list must not be cached past a change: the default ttlMs is 0 (always revalidate).
             assert result["ttlMs"] == 0 and result["resultType"] == "complete"
 

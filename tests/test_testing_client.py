@@ -145,8 +145,7 @@ def test_url_mode_needs_the_url_capability() -> None:
     async def run() -> None:
         client = Client(registry, elicitation=lambda params: {"action": "accept"})
         async with client:
-            assert client._session is not None
-            client._session.client_capabilities = {"elicitation": {}}  # a form-only client
+            client._wire.session.client_capabilities = {"elicitation": {}}  # a form-only client
             with pytest.raises(ProtocolError, match=r"capability: elicitation\.url") as caught:
                 await client.call_tool("login")
             assert caught.value.data == {"requiredCapabilities": {"elicitation": {"url": {}}}}

@@ -1,8 +1,11 @@
-"""An in-process client for tests: talks to a registry's engine without bytes, pipes or sockets.
+"""The in-memory transport: a client's side of the conversation with a registry's engine, without bytes, pipes
+or sockets. ``mcptools.testing.Client`` is built on it; the protocol tests use it raw (whole JSON-RPC messages
+in and out).
 
 It plays the client's side of both protocol generations: ``initialize`` and session requests for 2025,
 requests with ``_meta`` for 2026-07-28. Server-to-client requests (elicitation, sampling, roots) are answered
-by the ``on_request`` callback; notifications are collected in ``notifications``.
+by the ``on_request`` callback (a ``ProtocolError`` it raises becomes that JSON-RPC error); notifications are
+collected in ``notifications``, and also in the ``sink`` of the request whose stream carried them.
 """
 
 from __future__ import annotations
@@ -10,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, Final, final
 
+from .._errors import ProtocolError
 from .._jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
 from .._protocol.engine import Engine
 from .._protocol.revisions import (
@@ -22,7 +26,7 @@ from .._protocol.revisions import (
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
 )
-from .._protocol.session import Session
+from .._protocol.session import Send, Session
 
 if TYPE_CHECKING:
     from .._protocol.engine import Served
@@ -30,13 +34,23 @@ if TYPE_CHECKING:
 __all__ = ["MemoryClient"]
 
 OnRequest = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+_CLIENT_INFO: Final = {"name": "mcptools-memory-client", "version": "0"}
 
 
 @final
 class MemoryClient:
     """A client wired straight to ``registry``; every call goes through the same engine the transports use."""
 
-    __slots__ = ("_ids", "_replies", "capabilities", "engine", "notifications", "on_request", "session")
+    __slots__ = (
+        "_ids",
+        "_replies",
+        "capabilities",
+        "client_info",
+        "engine",
+        "notifications",
+        "on_request",
+        "session",
+    )
 
     def __init__(
         self,
@@ -45,14 +59,35 @@ class MemoryClient:
         capabilities: Mapping[str, Any] | None = None,
         on_request: OnRequest | None = None,
         engine: Engine | None = None,
+        client_info: Mapping[str, Any] | None = None,
     ) -> None:
         self.engine = engine if engine is not None else registry.engine
         self.capabilities = dict(capabilities) if capabilities is not None else {}
         self.on_request = on_request
+        self.client_info = dict(client_info) if client_info is not None else _CLIENT_INFO
         self.session = Session(peer="memory")
         self.notifications: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._replies: set[asyncio.Task[Any]] = set()
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def open_outlet(self) -> None:
+        """Receive the server's own notifications on the session (``tools/list_changed``), as stdio does."""
+        self.session.open_outlet(self._send)
+
+    def _stream(self, sink: list[dict[str, Any]] | None) -> Send:
+        """The stream of one request: its notifications go to ``sink`` too."""
+        if sink is None:
+            return self._send
+
+        async def send(message: dict[str, Any]) -> None:
+            if "id" not in message:
+                sink.append(message)
+            await self._send(message)
+
+        return send
 
     async def _send(self, message: dict[str, Any]) -> None:
         """The server's outgoing stream: notifications are kept, requests answered via ``on_request``."""
@@ -67,8 +102,14 @@ class MemoryClient:
             }
         else:
             try:
-                result = await self.on_request(message["method"], message.get("params", {}))
+                result = await self.on_request(message["method"], message.get("params") or {})
                 reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            except ProtocolError as problem:
+                reply = {
+                    "jsonrpc": "2.0",
+                    "id": message["id"],
+                    "error": {"code": problem.code, "message": problem.message},
+                }
             except Exception as exc:
                 reply = {
                     "jsonrpc": "2.0",
@@ -100,7 +141,7 @@ class MemoryClient:
                 "params": {
                     "protocolVersion": protocol_version,
                     "capabilities": self.capabilities,
-                    "clientInfo": {"name": "mcptools-memory-client", "version": "0"},
+                    "clientInfo": self.client_info,
                 },
             }
         )
@@ -108,7 +149,12 @@ class MemoryClient:
         return response
 
     async def request(
-        self, method: str, params: Mapping[str, Any] | None = None, request_id: int | str | None = None
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        request_id: int | str | None = None,
+        *,
+        sink: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any] | None:
         """A request on the session (2025 style: no per-request ``_meta`` revision)."""
         message: dict[str, Any] = {
@@ -118,7 +164,7 @@ class MemoryClient:
         }
         if params is not None:
             message["params"] = dict(params)
-        return await self.send_raw(message)
+        return await self.engine.handle(message, self.session, self._stream(sink))
 
     async def stateless(
         self,
@@ -129,18 +175,19 @@ class MemoryClient:
         capabilities: Mapping[str, Any] | None = None,
         log_level: str | None = None,
         meta: Mapping[str, Any] | None = None,
+        sink: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any] | None:
         """A 2026-07-28 request: ``_meta`` carries the revision and capabilities, nothing is remembered."""
         full_meta: dict[str, Any] = {
             META_PROTOCOL_VERSION: protocol_version,
             META_CLIENT_CAPABILITIES: dict(capabilities if capabilities is not None else self.capabilities),
-            META_CLIENT_INFO: {"name": "mcptools-memory-client", "version": "0"},
+            META_CLIENT_INFO: self.client_info,
         }
         if log_level is not None:
             full_meta[META_LOG_LEVEL] = log_level
         if meta is not None:
             full_meta.update(meta)
         body = dict(params) if params is not None else {}
-        body["_meta"] = full_meta
+        body["_meta"] = {**body.get("_meta", {}), **full_meta}
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": body}
-        return await self.engine.handle(message, Session(peer="memory"), self._send, strict=True)
+        return await self.engine.handle(message, Session(peer="memory"), self._stream(sink), strict=True)
