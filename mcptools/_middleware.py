@@ -29,7 +29,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias, final
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, final
 
 from ._errors import ToolDefinitionError
 from .auth import Principal, current_principal
@@ -119,9 +119,15 @@ RequestNext: TypeAlias = Callable[[RequestInfo], Awaitable[Response]]
 
 class Middleware:
     """Subclass and override ``on_call``, ``on_request`` or both; the defaults pass through (and a layer that
-    keeps a default is skipped, costing nothing)."""
+    keeps a default is skipped, costing nothing).
+
+    ``needs_loop``: leave it ``True`` unless ``on_call`` awaits nothing but ``call_next`` (no I/O, no sleep). A
+    registry whose middleware all say ``False`` serves ``registry.handle`` calls to sync tools without making an
+    event loop per call; a ``False`` layer that awaits something else fails that call with a RuntimeError.
+    """
 
     __slots__ = ()
+    needs_loop: ClassVar[bool] = True
 
     async def on_call(self, call: ToolCall, call_next: CallNext) -> CallResult:
         return await call_next(call)

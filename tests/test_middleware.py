@@ -6,6 +6,7 @@ import asyncio
 import logging
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -302,6 +303,80 @@ def test_no_middleware_never_enters_the_chain(monkeypatch: pytest.MonkeyPatch) -
     assert (len(registry.call_layers), len(registry.request_layers)) == (0, 0)
     registry.use(LogCalls())
     assert (len(registry.call_layers), len(registry.request_layers)) == (1, 0)
+
+
+class LoopFreeRecord(Middleware):
+    """Record, declared loop-free: it awaits nothing but call_next."""
+
+    needs_loop = False
+
+    def __init__(self, seen: list[Any], wait: Callable[[], Any] | None = None) -> None:
+        self.seen = seen
+        self.wait = wait
+
+    async def on_call(self, call: ToolCall, call_next: CallNext) -> CallResult:
+        self.seen.append(("before", call.name, call.client, threading.get_ident()))
+        if self.wait is not None:
+            await self.wait()
+        result = await call_next(call)
+        self.seen.append(("after", result["isError"]))
+        return result
+
+
+def test_loop_free_middleware_lets_handle_run_a_sync_tool_inline_without_an_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcptools._protocol import engine
+
+    loops: list[object] = []
+    real = engine.run_coroutine
+
+    def counted(coroutine: Any) -> Any:
+        loops.append(coroutine)
+        return real(coroutine)
+
+    monkeypatch.setattr(engine, "run_coroutine", counted)
+    seen: list[Any] = []
+    now = [0.0]
+    limit = RateLimit(2, per=60.0, clock=lambda: now[0])
+    registry = _weather_registry(LoopFreeRecord(seen), LogCalls(), Timing(), limit)
+    assert _text(registry.handle(_call("weather", {"location": "x"}))) == "x x1"
+    assert seen == [("before", "weather", "local", threading.get_ident()), ("after", False)]  # this thread
+    invalid = registry.handle(_call("weather", {"location": 1}))
+    assert invalid is not None and invalid["result"]["isError"] is True  # validation runs inside the chain
+    refused = registry.handle(_call("weather", {"location": "y"}))
+    assert _text(refused).startswith("Rate limit exceeded: at most 2 calls per 60 s")  # a ToolError short-circuit
+    unknown = registry.handle(_call("nowhere", {}))
+    assert unknown is not None and unknown["error"]["message"] == "Unknown tool: nowhere"
+    assert len(loops) == 1  # only the unknown tool took the loop road (and was refused there)
+    # A tool that needs a loop (async, Context) still gets one.
+    now[0] += 60.0
+    assert _text(registry.handle(_call("greet", {"name": "z"}))) == "hello z"
+    assert len(loops) == 2
+
+
+def test_one_middleware_that_may_need_a_loop_sends_every_call_the_async_road(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcptools._protocol import engine
+
+    loops: list[object] = []
+    real = engine.run_coroutine
+    monkeypatch.setattr(engine, "run_coroutine", lambda coroutine: loops.append(1) or real(coroutine))
+    seen: list[Any] = []
+    registry = _weather_registry(LoopFreeRecord(seen), Record("default", seen))
+    assert _text(registry.handle(_call("weather", {"location": "x"}))) == "x x1"
+    assert len(loops) == 1
+
+
+def test_a_loop_free_middleware_that_suspends_fails_its_call_clearly() -> None:
+    sleeper = _weather_registry(LoopFreeRecord([], wait=lambda: asyncio.sleep(0)))
+    suspended = sleeper.handle(_call("weather", {"location": "x"}))
+    assert suspended is not None and suspended["error"]["code"] == -32603
+
+    async def needs_a_loop() -> None:
+        await asyncio.get_running_loop().create_future()
+
+    waiter = _weather_registry(LoopFreeRecord([], wait=needs_a_loop))
+    assert _text(waiter.handle(_call("weather", {"location": "x"}))) == "Tool 'weather' failed: RuntimeError"
 
 
 # -- shipped middleware ----------------------------------------------------------------------------------------

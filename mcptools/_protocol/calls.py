@@ -194,9 +194,11 @@ class ToolCaller:
         session: Session,
         send: Send,
         close_stream: Callable[[], Awaitable[None]] | None,
+        run: Callable[[Prepared], Awaitable[dict[str, Any] | None]] | None = None,
     ) -> dict[str, Any] | None:
         """The call chain around the pipeline: an unknown tool is refused before it (a request middleware sees
-        that); the chain wraps validation, the run and the result."""
+        that); the chain wraps validation, the run and the result. ``run`` replaces ``self.run`` (the sync road
+        runs a sync tool inline)."""
         registry = self.registry
         served_as, tool = find_tool(params, registry.get)
         if tool.scopes and missing_scopes(tool):
@@ -215,7 +217,10 @@ class ToolCaller:
             prepared = self.prepare(call, params)
             if isinstance(prepared, dict):
                 return prepared
-            result = await self.run(call, prepared, session, send, close_stream)
+            if run is not None:
+                result = await run(prepared)
+            else:
+                result = await self.run(call, prepared, session, send, close_stream)
             if result is None:
                 raise _ClientCancelled
             return result
@@ -318,6 +323,33 @@ class ToolCaller:
             document["s"] = context._replay_state()
         state = self.sealer.seal(document, purpose=_STATE_PURPOSE)
         return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
+
+    def loop_free(self, params: dict[str, Any]) -> bool:
+        """Whether a call with middleware may run from sync code without an event loop: every call layer says
+        ``needs_loop = False`` and the tool named is a known sync one (no Context, no time limit)."""
+        if any(layer.needs_loop for layer in self.registry.call_layers):
+            return False
+        name = params.get("name")
+        tool = self.registry.get(name) if type(name) is str else None
+        return tool is not None and not tool.needs_loop
+
+    def call_without_loop(self, call: Routed, params: dict[str, Any], session: Session) -> dict[str, Any] | None:
+        """The same chain as ``call`` (after ``loop_free`` said yes), driven to its end without an event loop
+        (nothing in it awaits anything that suspends), the tool run inline as ``registry.handle`` runs it without
+        middleware: no event loop made per call."""
+        expose_errors = self.registry.expose_errors
+
+        async def inline(prepared: Prepared) -> dict[str, Any] | None:
+            return run_inline(prepared, expose_errors=expose_errors)
+
+        chain = self._through_middleware(self.registry.call_layers, call, params, session, discard, None, inline)
+        try:
+            chain.send(None)
+        except StopIteration as finished:
+            result: dict[str, Any] | None = finished.value
+            return result
+        chain.close()
+        raise RuntimeError("a middleware with needs_loop = False awaited something other than call_next")
 
     def run_sync(self, call: Routed, prepared: Prepared) -> dict[str, Any] | None:
         """A prepared call run to its result from synchronous code: sync tools inline, the rest on a loop."""

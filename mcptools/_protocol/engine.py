@@ -377,8 +377,18 @@ class Engine:
                 return None
             assert isinstance(message, dict)
             if self.registry.middleware:
-                # Middleware is async: the request takes the engine's async road on a loop of its own.
-                return run_coroutine(self.handle(message, Session(peer="local"), discard))
+                if not self._loop_free(message):
+                    # Middleware is async: the request takes the engine's async road on a loop of its own.
+                    return run_coroutine(self.handle(message, Session(peer="local"), discard))
+                routed = self._route(message, _SESSIONLESS, False)
+                if isinstance(routed, dict):
+                    return routed
+                call, _, call_params = routed
+                try:
+                    answered = self.calls.call_without_loop(call, call_params, _SESSIONLESS)
+                except ProtocolError as problem:
+                    return error_response(call.request_id, problem.code, problem.message, problem.data)
+                return self._respond(call, answered, _SESSIONLESS) if answered is not None else None
             params = message.get("params")
             if (
                 type(params) is dict
@@ -439,6 +449,18 @@ class Engine:
             return self._respond(call, result, session)
         except Exception:
             return internal_error(message)
+
+    def _loop_free(self, message: dict[str, Any]) -> bool:
+        """Whether ``registry.handle`` may serve this request with middleware and no event loop: a ``tools/call``
+        when no middleware wraps requests and ``ToolCaller.loop_free`` says the call needs none. Anything else
+        takes the async road (an unknown tool is refused there)."""
+        params = message.get("params")
+        return (
+            message["method"] == "tools/call"
+            and not self.registry.request_layers
+            and type(params) is dict
+            and self.calls.loop_free(params)
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
