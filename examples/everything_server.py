@@ -413,10 +413,9 @@ def test_dynamic_tool() -> str:
 
 @registry.tool
 def test_trigger_tool_change() -> str:
-    """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
-    that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)"""
-    if registry.get("test_dynamic_tool") is None:
-        registry.add(test_dynamic_tool)
-        return "added test_dynamic_tool"
+    """Add test_dynamic_tool and remove it again: open 2025 sessions and 2026-07-28 subscriptions/listen streams
+    are told that the tool list changed, and the list ends as it was (so with several workers, whose registries
+    are each their own, every worker still lists the same tools; only this worker's clients hear of the change)."""
+    registry.add(test_dynamic_tool)
     registry.remove("test_dynamic_tool")
-    return "removed test_dynamic_tool"
+    return "added and removed test_dynamic_tool"

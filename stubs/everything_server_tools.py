@@ -456,8 +456,9 @@ class Tools(Protocol[_R_co]):
         """
 
     def test_trigger_tool_change(self, /, **arguments: Unpack[TestTriggerToolChangeArguments]) -> _R_co:
-        """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
-        that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)
+        """Add test_dynamic_tool and remove it again: open 2025 sessions and 2026-07-28 subscriptions/listen streams
+        are told that the tool list changed, and the list ends as it was (so with several workers, whose registries
+        are each their own, every worker still lists the same tools; only this worker's clients hear of the change).
 
         Calls the tool "test_trigger_tool_change".
         """
@@ -672,8 +673,9 @@ class AsyncTools(Protocol[_R_co]):
         """
 
     async def test_trigger_tool_change(self, /, **arguments: Unpack[TestTriggerToolChangeArguments]) -> _R_co:
-        """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
-        that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)
+        """Add test_dynamic_tool and remove it again: open 2025 sessions and 2026-07-28 subscriptions/listen streams
+        are told that the tool list changed, and the list ends as it was (so with several workers, whose registries
+        are each their own, every worker still lists the same tools; only this worker's clients hear of the change).
 
         Calls the tool "test_trigger_tool_change".
         """
@@ -921,8 +923,9 @@ class TypedClient(Generic[_R]):
         return self._session.call_tool("test_tool_with_progress", _as_arguments(arguments))
 
     def test_trigger_tool_change(self, /, **arguments: Unpack[TestTriggerToolChangeArguments]) -> _R:
-        """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
-        that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)
+        """Add test_dynamic_tool and remove it again: open 2025 sessions and 2026-07-28 subscriptions/listen streams
+        are told that the tool list changed, and the list ends as it was (so with several workers, whose registries
+        are each their own, every worker still lists the same tools; only this worker's clients hear of the change).
 
         Calls the tool "test_trigger_tool_change".
         """
@@ -1175,8 +1178,9 @@ class AsyncTypedClient(Generic[_R]):
         return await self._session.call_tool("test_tool_with_progress", _as_arguments(arguments))
 
     async def test_trigger_tool_change(self, /, **arguments: Unpack[TestTriggerToolChangeArguments]) -> _R:
-        """Add or remove test_dynamic_tool: open 2025 sessions and 2026-07-28 subscriptions/listen streams are told
-        that the tool list changed. (Per process: with several workers, only this worker's clients hear of it.)
+        """Add test_dynamic_tool and remove it again: open 2025 sessions and 2026-07-28 subscriptions/listen streams
+        are told that the tool list changed, and the list ends as it was (so with several workers, whose registries
+        are each their own, every worker still lists the same tools; only this worker's clients hear of the change).
 
         Calls the tool "test_trigger_tool_change".
         """

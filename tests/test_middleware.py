@@ -323,19 +323,25 @@ class LoopFreeRecord(Middleware):
         return result
 
 
-def test_loop_free_middleware_lets_handle_run_a_sync_tool_inline_without_an_event_loop(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _count_loops(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Where the engine makes an event loop for a request from sync code, counted."""
+    from mcptools import _pipeline
     from mcptools._protocol import engine
 
     loops: list[object] = []
-    real = engine.run_coroutine
 
     def counted(coroutine: Any) -> Any:
         loops.append(coroutine)
-        return real(coroutine)
+        return _pipeline.run_coroutine(coroutine)
 
     monkeypatch.setattr(engine, "run_coroutine", counted)
+    return loops
+
+
+def test_loop_free_middleware_lets_handle_run_a_sync_tool_inline_without_an_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loops = _count_loops(monkeypatch)
     seen: list[Any] = []
     now = [0.0]
     limit = RateLimit(2, per=60.0, clock=lambda: now[0])
@@ -356,11 +362,7 @@ def test_loop_free_middleware_lets_handle_run_a_sync_tool_inline_without_an_even
 
 
 def test_one_middleware_that_may_need_a_loop_sends_every_call_the_async_road(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcptools._protocol import engine
-
-    loops: list[object] = []
-    real = engine.run_coroutine
-    monkeypatch.setattr(engine, "run_coroutine", lambda coroutine: loops.append(1) or real(coroutine))
+    loops = _count_loops(monkeypatch)
     seen: list[Any] = []
     registry = _weather_registry(LoopFreeRecord(seen), Record("default", seen))
     assert _text(registry.handle(_call("weather", {"location": "x"}))) == "x x1"

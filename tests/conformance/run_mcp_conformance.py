@@ -37,6 +37,11 @@ BASELINE: Final = HERE / "mcp-baseline.yml"
 SERVER_TARGET: Final = ROOT / "examples" / "everything_server.py"
 # Exit status when the suite cannot be installed (no npm, no registry): the pytest wrapper skips on it.
 INSTALL_FAILED: Final = 3
+# With several workers each process has its own registry: a tool-list change a call makes in one worker reaches
+# the subscriptions/listen streams of that worker only, and whether the suite's listen stream and its trigger
+# call land on the same worker is the kernel's choice. So with --workers this one check may pass or fail; it is
+# expected to fail, and its passing (a "stale" entry) is no failure either.
+PER_PROCESS_CHECK: Final = "server-stateless:sep-2575-server-sends-tools-list-changed-on-subscription"
 
 
 def cache_dir() -> Path:
@@ -139,7 +144,12 @@ def wait_until_listening(port: int, server: subprocess.Popen[bytes], timeout: fl
     sys.exit("run_mcp_conformance: the server did not start listening in time")
 
 
-def run_leg(entry: Path, url: str, version: str, verbose: bool, workdir: Path) -> int:
+def run_leg(entry: Path, url: str, version: str, verbose: bool, workdir: Path, workers: int = 1) -> int:
+    baseline = BASELINE
+    if workers > 1:
+        baseline = workdir / "mcp-baseline-workers.yml"
+        text = BASELINE.read_text("utf-8")
+        baseline.write_text(text.replace("server:\n", f"server:\n  - {PER_PROCESS_CHECK}\n", 1), "utf-8")
     command = [
         "node",
         str(entry),
@@ -151,17 +161,31 @@ def run_leg(entry: Path, url: str, version: str, verbose: bool, workdir: Path) -
         "--spec-version",
         version,
         "--expected-failures",
-        str(BASELINE),
+        str(baseline),
     ]
     if verbose:
         command.append("--verbose")
     print(f"== MCP conformance, protocol {version}", flush=True)
-    completed = subprocess.run(command, cwd=workdir, capture_output=not verbose, text=True, check=False)
-    if not verbose:
-        output = completed.stdout + completed.stderr
+    completed = subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False)
+    output = completed.stdout + completed.stderr
+    if verbose:
+        print(output, flush=True)
+    else:
         summary = output[output.find("=== SUMMARY ===") :] if "=== SUMMARY ===" in output else output
         print(summary.strip(), flush=True)
+    if completed.returncode != 0 and workers > 1 and _only_stale_is_per_process(output):
+        print(f"(with {workers} workers {PER_PROCESS_CHECK} passed this time: fine, see PER_PROCESS_CHECK)")
+        return 0
     return completed.returncode
+
+
+def _only_stale_is_per_process(output: str) -> bool:
+    """Whether the suite's only complaint is that the per-process check passed."""
+    if "Unexpected failures" in output or "Stale baseline entries" not in output:
+        return False
+    stale = output[output.find("Stale baseline entries") :].splitlines()[1:]
+    listed = [line.strip() for line in stale if line.strip().startswith("✓")]
+    return listed == [f"✓ {PER_PROCESS_CHECK}"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -199,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         wait_until_listening(port, server)
         with tempfile.TemporaryDirectory(prefix="mcp-conformance-") as workdir:
             for version in legs:
-                if run_leg(entry, f"http://127.0.0.1:{port}/mcp", version, args.verbose, Path(workdir)) != 0:
+                url = f"http://127.0.0.1:{port}/mcp"
+                if run_leg(entry, url, version, args.verbose, Path(workdir), args.workers) != 0:
                     failures += 1
                     print(f"!! protocol {version}: unexpected failures (or stale baseline entries)", flush=True)
     finally:
