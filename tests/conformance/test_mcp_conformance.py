@@ -50,4 +50,5 @@ def test_the_stateless_leg_passes_across_several_worker_processes() -> None:
     if completed.returncode == INSTALL_FAILED:
         _cannot_install(completed.stderr)
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert "Baseline check passed" in completed.stdout
+    # Or the suite called the baseline stale only because the per-process listen check passed (see the runner).
+    assert "Baseline check passed" in completed.stdout or "passed this time: fine" in completed.stdout
