@@ -5,6 +5,7 @@ shows the change; a 2026-07-28 client sees the change on its next list."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import sys
 from pathlib import Path
@@ -159,6 +160,34 @@ def test_official_2026_client_over_http_listens_and_sigterm_ends_the_stream_grac
 
         asyncio.run(asyncio.wait_for(run(), 60))
         assert server.wait(timeout=20) in (0, -signal.SIGTERM)
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_sigterm_stops_the_server_while_a_2025_client_holds_its_get_stream() -> None:
+    import signal
+    import subprocess
+
+    from test_example_time_server import _wait_until_listening
+
+    port = _free_port()
+    command = [sys.executable, "-m", "mcptools", "serve", str(EXAMPLE), "--http", "--port", str(port)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stopped: list[int] = []
+    try:
+        _wait_until_listening(port, server)
+
+        async def run() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client:
+                await client.list_tools()  # the session is open, and so is its GET stream
+                server.send_signal(signal.SIGTERM)
+                # uvicorn waits for open responses before it stops: the GET stream must end, not hold it.
+                stopped.append(await asyncio.to_thread(server.wait, 20))
+
+        with contextlib.suppress(Exception):  # the client may complain that its server went away
+            asyncio.run(asyncio.wait_for(run(), 60))
+        assert stopped and stopped[0] in (0, -signal.SIGTERM)
     finally:
         server.kill()
         server.wait()

@@ -97,6 +97,7 @@ class StreamableHTTPApp:
         "_header_params",
         "_registry",
         "_sessions",
+        "_stopping",
         "auth",
         "engine",
         "host_rules",
@@ -131,6 +132,8 @@ class StreamableHTTPApp:
         self.max_body_bytes = max_body_bytes
         self.stateless_only = stateless_only
         self.retry_ms = retry_ms
+        # Set when the server starts stopping: long-lived GET streams end then (see ``stopping``).
+        self._stopping = False
         self.max_sessions = max_sessions
         self.session_idle_seconds = session_idle_seconds
         self._sessions = SessionTable()
@@ -195,9 +198,11 @@ class StreamableHTTPApp:
 
     def stopping(self) -> None:
         """The server is stopping (uvicorn's graceful shutdown, before it waits for open responses): open
-        ``subscriptions/listen`` streams end now, with their graceful final result, instead of holding the
-        shutdown until their clients leave."""
+        ``subscriptions/listen`` streams end now, with their graceful final result, and 2025 sessions' GET
+        streams end too, instead of holding the shutdown until their clients leave. Calls in flight finish."""
+        self._stopping = True
         self.engine.listeners.close()
+        self._sessions.wake_streams()
 
     def close_sessions(self) -> None:
         """End every open session (their streams close). Called on lifespan shutdown; an app mounted where
@@ -626,7 +631,7 @@ class StreamableHTTPApp:
 
     async def _standalone(self, entry: HTTPSession, send: ASGISend) -> None:
         """Carry the session's server-initiated notifications on its GET stream until the session closes."""
-        while not entry.closed.is_set():
+        while not entry.closed.is_set() and not self._stopping:
             for message in entry.take():
                 text = encode_message(message)
                 if text is not None:

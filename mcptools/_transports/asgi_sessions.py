@@ -139,6 +139,11 @@ class SessionTable:
         if entry is not None:
             entry.close()
 
+    def wake_streams(self) -> None:
+        """Wake every GET stream (the server is stopping: each sees that and ends)."""
+        for entry in self._entries.values():
+            entry.outbox_changed.set()
+
     def close_all(self) -> None:
         for entry in self._entries.values():
             entry.close()
