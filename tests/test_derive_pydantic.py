@@ -273,6 +273,72 @@ def test_a_model_or_a_standard_type_returned_is_structured_json() -> None:
     assert call(registry, "now", {})["structuredContent"] == {"result": "2026-12-02T10:00:00+00:00"}
 
 
+class Receipt(BaseModel):
+    """Written as model_dump(by_alias=True) writes it, which is not how it is read."""
+
+    net: int
+    code: str = Field(validation_alias="codeIn")
+    owner: str = Field(serialization_alias="ownerOut")
+    token: str = Field(exclude=True)
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def gross(self) -> int:
+        """Net plus tax."""
+        return self.net * 2
+
+
+def test_a_returned_model_is_published_as_its_dump_writes_it() -> None:
+    # The SDK's outputSchema is pydantic's serialization schema: a computed field is in it, an excluded field
+    # and the validation alias are not. A schema read as a parameter's failed every such tool's own output.
+    registry = ToolRegistry("pyd")
+
+    @registry.tool
+    def receipt(taken: Receipt) -> Receipt:
+        return taken
+
+    tool = registry.get("receipt")
+    assert tool is not None and tool.output_schema is not None
+    assert tool.output_schema["properties"] == {
+        "net": {"type": "integer"},
+        "code": {"type": "string"},
+        "ownerOut": {"type": "string"},
+        "gross": {"type": "integer", "description": "Net plus tax."},
+    }
+    assert tool.output_schema["required"] == ["net", "code", "ownerOut", "gross"]
+    assert sorted(tool.input_schema["properties"]["taken"]["properties"]) == ["codeIn", "net", "owner", "token"]
+    result = call(registry, "receipt", {"taken": {"net": 5, "codeIn": "c", "owner": "o", "token": "t"}})
+    assert result["isError"] is False, text_of(result)
+    assert result["structuredContent"] == {"net": 5, "code": "c", "ownerOut": "o", "gross": 10}
+
+
+class Numbers(pydantic.RootModel[list[int]]):
+    pass
+
+
+class HoldsNumbers(BaseModel):
+    numbers: Numbers
+
+
+@pytest.mark.parametrize("hint", [Numbers, HoldsNumbers, list[Numbers]])
+def test_a_root_model_is_a_definition_error_not_an_object_of_root(hint: Any) -> None:
+    # It was read as {"root": ...}: the value pydantic takes ([1, 2]) was refused, and its dump ([1, 2]) broke
+    # the published outputSchema.
+    registry = ToolRegistry("pyd")
+
+    def given(numbers: Any) -> int:
+        return 0
+
+    def returned() -> Any:
+        return None
+
+    given.__annotations__ = {"numbers": hint, "return": int}
+    returned.__annotations__ = {"return": hint}
+    for fn in (given, returned):
+        with pytest.raises(ToolDefinitionError, match=r"RootModel Numbers is not mapped .*annotate with its root type"):
+            registry.tool(fn)
+
+
 class Even(BaseModel):
     n: int
 

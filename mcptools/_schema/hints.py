@@ -46,6 +46,7 @@ from .pydantic_support import (
     constraint_keywords,
     field_default,
     field_info_keywords,
+    is_computed_field,
     is_field_info,
     is_model_class,
     model_extra_allowed,
@@ -158,13 +159,14 @@ def strip_qualifiers(hint: object) -> tuple[object, bool | None]:
 class HintReader:
     """Reads the hints of one tool into nodes; object nodes are shared per class (recursion stays finite)."""
 
-    __slots__ = ("_aliases", "_fallback", "_localns", "_objects")
+    __slots__ = ("_aliases", "_fallback", "_localns", "_objects", "_output")
 
     def __init__(
         self,
         localns: Mapping[str, Any] | None = None,
         *,
         fallback: Callable[[HintReader, type], Node | None] | None = None,
+        output: bool = False,
     ) -> None:
         self._objects: dict[object, ObjectNode] = {}
         self._aliases: set[int] = set()
@@ -172,6 +174,8 @@ class HintReader:
         # Asked about a class no rule here maps, before it is refused: how a return annotation reads the
         # types a tool may return but never take (``_schema/outputs.py``).
         self._fallback = fallback
+        # Reading a return annotation: a pydantic model is the object its model_dump(by_alias=True) writes.
+        self._output = output
 
     def shared(self, hint: object, make: Callable[[], ObjectNode]) -> tuple[ObjectNode, bool]:
         """The one object node for ``hint`` in this reader (made by ``make`` the first time), and whether it
@@ -332,14 +336,20 @@ class HintReader:
         node = ObjectNode(cls, "pydantic", parse_docstring(_own_doc(cls)).description)
         self._objects[cls] = node
         try:
-            found = model_fields(cls)
+            found = model_fields(cls, output=self._output)
         except ValueError as exc:
             raise HintError(str(exc)) from None
         fields: list[Field] = []
         for name, annotation, info in found:
             where = f"field {name!r} of {type_text(cls)}"
             field_node = self._inside(annotation, where)
-            fields.append(self.field_from_info(name, field_node, info, where))
+            if is_computed_field(info):  # only in a result: always written, described by its decorator
+                fields.append(Field(name, field_node, required=True, description=info.description))
+                continue
+            field = self.field_from_info(name, field_node, info, where)
+            if self._output and getattr(info, "exclude_if", None) is not None:
+                field = dataclasses.replace(field, required=False)  # left out of the dump for some values
+            fields.append(field)
         node.fields = tuple(fields)
         if model_extra_allowed(cls):
             node.extra = AnyNode()

@@ -21,7 +21,7 @@ __all__ = ["output_reader", "output_types"]
 
 
 def output_reader(localns: Mapping[str, Any] | None) -> HintReader:
-    return HintReader(localns, fallback=output_types)
+    return HintReader(localns, fallback=output_types, output=True)
 
 
 def output_types(reader: HintReader, cls: type) -> Node | None:

@@ -25,6 +25,7 @@ __all__ = [
     "constraint_keywords",
     "field_default",
     "field_info_keywords",
+    "is_computed_field",
     "is_field_info",
     "is_model_class",
     "is_pydantic_dataclass",
@@ -143,18 +144,44 @@ def field_default(info: Any) -> tuple[bool, object, Any]:
     return False, info.default, None
 
 
-def model_fields(cls: Any) -> list[tuple[str, Any, Any]]:
-    """(JSON name, annotation, FieldInfo) of each field; a model with unresolved annotations is a problem."""
+def model_fields(cls: Any, *, output: bool = False) -> list[tuple[str, Any, Any]]:
+    """(JSON name, annotation, FieldInfo) of each field; a model with unresolved annotations is a problem.
+
+    ``output``: the fields as a returned model is written (``model_dump(by_alias=True)``): by their
+    serialization alias, without ``exclude=True`` fields, and with its ``@computed_field`` properties (their
+    FieldInfo is pydantic's ``ComputedFieldInfo``). Taken as a parameter, the names are the validation ones."""
     if not getattr(cls, "__pydantic_complete__", True):
         raise ValueError(
             f"the pydantic model {cls.__qualname__} is not fully defined (a forward reference is unresolved); "
             f"define the names it uses, then call {cls.__qualname__}.model_rebuild()"
         )
+    if getattr(cls, "__pydantic_root_model__", False):
+        raise ValueError(
+            f"the pydantic RootModel {cls.__qualname__} is not mapped (it is its root value, not an object); "
+            "annotate with its root type instead"
+        )
     out: list[tuple[str, Any, Any]] = []
     for name, info in cls.model_fields.items():
-        alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
+        if output:
+            if info.exclude is True:
+                continue
+            alias = info.serialization_alias if isinstance(info.serialization_alias, str) else info.alias
+        else:
+            alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
         out.append((alias or name, info.annotation, info))
+    if output:
+        computed: dict[str, Any] = getattr(cls, "__pydantic_computed_fields__", None) or {}
+        for name, info in computed.items():
+            returns = info.return_type
+            if type(returns).__name__ == "PydanticUndefinedType":  # a property without a return annotation
+                returns = Any
+            out.append((info.alias or name, returns, info))
     return out
+
+
+def is_computed_field(info: object) -> bool:
+    """Whether ``info`` (from ``model_fields(..., output=True)``) is a ``@computed_field``'s."""
+    return type(info).__name__ == "ComputedFieldInfo"
 
 
 def model_extra_allowed(cls: Any) -> bool:
