@@ -239,6 +239,34 @@ def test_an_unmappable_constraint_in_annotated_is_a_definition_error() -> None:
         derive_tool(t)
 
 
+def test_string_constraints_and_constr_give_length_and_pattern() -> None:
+    # Annotated[str, StringConstraints(...)] (what constr(...) returns) was refused as having no keyword.
+    registry = ToolRegistry("pyd")
+
+    @registry.tool
+    def code(
+        tag: Annotated[str, pydantic.StringConstraints(min_length=2, max_length=4, pattern=r"^[a-z]+$")],
+        word: pydantic.constr(max_length=3),  # type: ignore[valid-type]
+    ) -> str:
+        return f"{tag}{word}"
+
+    properties = registry.get("code").input_schema["properties"]  # type: ignore[union-attr]
+    assert properties["tag"] == {"type": "string", "minLength": 2, "maxLength": 4, "pattern": "^[a-z]+$"}
+    assert properties["word"] == {"type": "string", "maxLength": 3}
+    assert text_of(call(registry, "code", {"tag": "A", "word": "long"})) == (
+        "Invalid arguments: property 'tag' must be at least 2 characters; property 'word' must be at most 3 characters"
+    )
+    assert "must match pattern" in text_of(call(registry, "code", {"tag": "AB", "word": "c"}))
+    assert text_of(call(registry, "code", {"tag": "ab", "word": "c"})) == "abc"
+
+    def shouts(x: Annotated[str, pydantic.StringConstraints(to_upper=True)]) -> None:
+        pass
+
+    # It changes the value in pydantic's own validation, which a parameter never goes through.
+    with pytest.raises(ToolDefinitionError, match=r"parameter 'x': pydantic's to_upper=True .* remove it"):
+        derive_tool(shouts)
+
+
 def test_import_mcptools_does_not_import_pydantic() -> None:
     # Nor the modules of the standard types (stdtypes.py, a bound's check): a tool that uses them pays for them.
     lazy = ("pydantic", "annotated_types", "decimal", "datetime", "uuid", "ipaddress", "mcptools._schema.stdtypes")

@@ -92,6 +92,16 @@ def constraint_keywords(item: object, kinds: frozenset[str]) -> dict[str, Any] |
         return f"{item!r} limits a length, but the type has none (it is not a string, array or object)"
     if name == "Strict":
         return out
+    if name == "StringConstraints" and "string" in kinds:  # constr(...) / Annotated[str, StringConstraints(...)]
+        for key in ("min_length", "max_length", "pattern"):
+            value = getattr(item, key, None)
+            if value is not None:
+                out[key] = value if isinstance(value, (int, str)) else getattr(value, "pattern", value)
+        for key in ("strip_whitespace", "to_upper", "to_lower", "ascii_only"):
+            if getattr(item, key, None):
+                # It changes or narrows the string in pydantic's own validation, which a parameter never gets.
+                return f"pydantic's {key}=True has no JSON Schema keyword mcptools publishes; remove it"
+        return out
     if name == "_PydanticGeneralMetadata":
         for key, value in vars(item).items():
             if key == "pattern":
