@@ -31,7 +31,14 @@ from ._schema.model import (
     may_convert,
     unwrap,
 )
-from ._schema.pydantic_support import ModelRejected, build_model, is_pydantic_dataclass, rejection_text
+from ._schema.pydantic_support import (
+    ModelRejected,
+    build_model,
+    field_filler,
+    is_field_info,
+    is_pydantic_dataclass,
+    rejection_text,
+)
 from ._validation.messages import keyword_predicate
 
 __all__ = ["Converter", "build_arguments_converter", "build_converter", "build_serializer"]
@@ -580,7 +587,8 @@ def _object(node: ObjectNode, converted: tuple[tuple[str, Converter], ...], extr
             return build_model(cls, arguments)
 
         return convert_model
-    if not converted:
+    fills = _field_info_fills(cls)
+    if not converted and not fills:
         return lambda value: cls(**value)
 
     def convert_instance(value: Any) -> Any:
@@ -588,6 +596,21 @@ def _object(node: ObjectNode, converted: tuple[tuple[str, Converter], ...], extr
         for name, convert in converted:
             if name in arguments:
                 arguments[name] = convert(arguments[name])
+        for name, make in fills:
+            if name not in arguments:
+                arguments[name] = make()
         return cls(**arguments)
 
     return convert_instance
+
+
+def _field_info_fills(cls: type) -> tuple[tuple[str, Callable[[], Any]], ...]:
+    """A stdlib dataclass or NamedTuple field whose default is a ``pydantic.Field(...)``: the schema reads it as
+    metadata, and a value that leaves the field out must get its default, not the FieldInfo the class holds."""
+    fields = getattr(cls, "__dataclass_fields__", None)
+    defaults: dict[str, object] = (
+        {name: field.default for name, field in fields.items()}
+        if fields is not None
+        else getattr(cls, "_field_defaults", {})
+    )
+    return tuple((name, field_filler(default)) for name, default in defaults.items() if is_field_info(default))

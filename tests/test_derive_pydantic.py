@@ -6,11 +6,12 @@ Tools are written the way the official SDK's examples write them (nested models 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import subprocess
 import sys
 import uuid
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import annotated_types
 import pydantic
@@ -265,6 +266,43 @@ def test_string_constraints_and_constr_give_length_and_pattern() -> None:
     # It changes the value in pydantic's own validation, which a parameter never goes through.
     with pytest.raises(ToolDefinitionError, match=r"parameter 'x': pydantic's to_upper=True .* remove it"):
         derive_tool(shouts)
+
+
+@dataclasses.dataclass
+class Options:
+    count: int = Field(3, ge=1, description="How many")
+    tags: list[str] = Field(default_factory=list)
+
+
+class Corner(NamedTuple):
+    x: int = Field(2, description="Across")
+
+
+def test_a_field_default_in_a_stdlib_dataclass_or_namedtuple_is_its_default_not_the_fieldinfo() -> None:
+    # The schema read Field(...) there as metadata, but a value leaving the field out was built by the class,
+    # whose default is the FieldInfo itself: the tool got Options(count=FieldInfo(...)).
+    registry = ToolRegistry("pyd")
+    seen: list[Any] = []
+
+    @registry.tool
+    def configure(options: Options, corner: Corner) -> str:
+        seen.append((options, corner))
+        options.tags.append("seen")
+        return "ok"
+
+    properties = registry.get("configure").input_schema["properties"]  # type: ignore[union-attr]
+    assert properties["options"]["properties"]["count"] == {
+        "type": "integer",
+        "minimum": 1,
+        "description": "How many",
+        "default": 3,
+    }
+    for _ in range(2):
+        assert text_of(call(registry, "configure", {"options": {}, "corner": {}})) == "ok"
+    assert seen[0] == (Options(count=3, tags=["seen"]), Corner(x=2))
+    assert seen[1][0].tags == ["seen"]  # a fresh list each call
+    call(registry, "configure", {"options": {"count": 5, "tags": ["a"]}, "corner": {"x": 7}})
+    assert seen[2] == (Options(count=5, tags=["a", "seen"]), Corner(x=7))
 
 
 def test_import_mcptools_does_not_import_pydantic() -> None:

@@ -8,7 +8,6 @@ here, naming the tool, the function, the parameter and the fix, so nothing about
 
 from __future__ import annotations
 
-import copy
 import functools
 import inspect
 import types
@@ -30,7 +29,7 @@ from .hints import HintError, HintReader, resolve_hints
 from .jsonify import jsonify, to_json
 from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, json_problem, unwrap
 from .outputs import output_reader
-from .pydantic_support import field_default, is_field_info
+from .pydantic_support import field_filler, is_field_info
 
 __all__ = ["DerivedTool", "derive_tool"]
 
@@ -276,7 +275,7 @@ def _parameters(
                 field.description = docs.get(param.name)
             fields.append(field)
             if not field.required:
-                fills.append((param.name, _filler(param.default)))
+                fills.append((param.name, field_filler(param.default)))
             continue
         required = param.default is param.empty
         fields.append(
@@ -289,15 +288,6 @@ def _parameters(
             )
         )
     return fields, extra, closed, fills
-
-
-def _filler(info: Any) -> Callable[[], Any]:
-    _, default, factory = field_default(info)
-    if factory is not None:
-        return factory  # type: ignore[no-any-return]
-    if default is None or isinstance(default, (str, int, float, bool, bytes, tuple, frozenset)):
-        return lambda: default
-    return lambda: copy.deepcopy(default)  # each call its own copy of a mutable default
 
 
 def _read(reader: HintReader, hint: object, where: str) -> Node:

@@ -14,7 +14,9 @@ reported, never dropped. Values are built with ``model_validate``, so the model'
 
 from __future__ import annotations
 
+import copy
 import sys
+from collections.abc import Callable
 from typing import Any, Final, final
 
 from .._validation.messages import invalid_arguments, render_path
@@ -24,6 +26,7 @@ __all__ = [
     "build_model",
     "constraint_keywords",
     "field_default",
+    "field_filler",
     "field_info_keywords",
     "is_computed_field",
     "is_field_info",
@@ -152,6 +155,18 @@ def field_default(info: Any) -> tuple[bool, object, Any]:
     if info.default_factory is not None:
         return False, None, info.default_factory
     return False, info.default, None
+
+
+def field_filler(info: Any) -> Callable[[], Any]:
+    """What a left-out value is made of when its default is a ``FieldInfo`` (a parameter's, or a stdlib
+    dataclass or NamedTuple field's, whose class would otherwise hold the FieldInfo itself): the factory, the
+    default, or a fresh copy of a mutable default for each call."""
+    _, default, factory = field_default(info)
+    if factory is not None:
+        return factory  # type: ignore[no-any-return]
+    if default is None or isinstance(default, (str, int, float, bool, bytes, tuple, frozenset)):
+        return lambda: default
+    return lambda: copy.deepcopy(default)
 
 
 def model_fields(cls: Any, *, output: bool = False) -> list[tuple[str, Any, Any]]:
