@@ -1,12 +1,13 @@
 """The ``mcptools`` command: try a registry's tools from a shell.
 
-    mcptools list TARGET
-    mcptools call TARGET TOOL [ARGUMENTS_JSON]
-    mcptools serve TARGET [--http] [--host H] [--port P]
+    mcptools list TARGET [-- TARGET_ARGS]
+    mcptools call TARGET TOOL [ARGUMENTS_JSON] [-- TARGET_ARGS]
+    mcptools serve TARGET [--http] [--host H] [--port P] [-- TARGET_ARGS]
     mcptools stubgen TARGET [-o FILE] | mcptools stubgen --url URL [-o FILE]
 
 TARGET is a Python file (``examples/weather.py``), a module (``app.tools``), or either followed by
-``:attribute`` to name one registry when the module holds several.
+``:attribute`` to name one registry when the module holds several. What follows ``--`` is the target's own
+command line: it (and its lifespan) sees ``sys.argv`` as ``[TARGET, *TARGET_ARGS]``, as if run directly.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +26,7 @@ from ._jsonrpc import MISSING_CLIENT_CAPABILITY
 from ._pipeline import run_coroutine as asyncio_run
 from ._serve import add_serve_arguments, run_serve
 from ._stubgen import add_stubgen_arguments, run_stubgen
-from ._target import TargetError, load_registry
+from ._target import TargetError, load_registry, target_argv
 
 if TYPE_CHECKING:
     from ._registry import ToolRegistry
@@ -40,7 +43,24 @@ def _print_json(value: Any) -> None:
     sys.stdout.write(text + "\n")
 
 
+@contextmanager
+def _target_argv(args: argparse.Namespace) -> Iterator[None]:
+    """The target (and its lifespan) reads ``sys.argv`` as if run directly: its path and the arguments after
+    ``--``, never ``call TARGET TOOL ...`` (which a lifespan's ``argparse`` would refuse)."""
+    saved = sys.argv
+    sys.argv = target_argv(args.target, args.target_argv)
+    try:
+        yield
+    finally:
+        sys.argv = saved
+
+
 def _list(args: argparse.Namespace) -> int:
+    with _target_argv(args):
+        return _list_tools(args)
+
+
+def _list_tools(args: argparse.Namespace) -> int:
     registry = load_registry(args.target)
     response = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert response is not None
@@ -49,6 +69,11 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _call(args: argparse.Namespace) -> int:
+    with _target_argv(args):
+        return _call_tool(args)
+
+
+def _call_tool(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.arguments)
     except json.JSONDecodeError as exc:
@@ -121,7 +146,12 @@ def _explain_missing_capability(tool: str, message: str, interactive: bool) -> N
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mcptools", description="Typed MCP tools: list, call, serve, stubgen.")
+    parser = argparse.ArgumentParser(
+        prog="mcptools",
+        description="Typed MCP tools: list, call, serve, stubgen.",
+        epilog="After `--`, the target's own arguments: `mcptools serve app.py -- --tz UTC` gives app.py "
+        "sys.argv == ['app.py', '--tz', 'UTC'] (list, call and serve alike).",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     listing = commands.add_parser("list", help="print the tools/list result of a registry as JSON")
     listing.add_argument("target", metavar="TARGET", help="file.py, package.module, or either with :attribute")

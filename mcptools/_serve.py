@@ -30,7 +30,7 @@ from ._run import (
     split_scopes,
     static_auth,
 )
-from ._target import TargetError, load_registry
+from ._target import TargetError, load_registry, target_argv
 from ._transports.asgi import StreamableHTTPApp, create_app
 from ._transports.asgi_server import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_KEEP_ALIVE
 from ._transports.stdio import claim_stdout, serve_stdio
@@ -103,7 +103,7 @@ def app_from_environment() -> StreamableHTTPApp:
     target = os.environ[TARGET_ENV]
     forwarded = os.environ.get(ARGV_ENV)
     if forwarded is not None:
-        sys.argv = [target.rpartition(":")[0] if target.count(":") == 1 else target, *json.loads(forwarded)]
+        sys.argv = target_argv(target, json.loads(forwarded))
     hosts = [h for h in os.environ.get(HOSTS_ENV, "").split(",") if h]
     token_env = os.environ.get(TOKEN_ENV)
     return create_app(
@@ -140,7 +140,7 @@ def run_serve(args: argparse.Namespace) -> int:
     # must not reach the client.
     protocol = None if args.http else claim_stdout()
     # The arguments after `--` are the target's own: it (or its lifespan) reads sys.argv as if run directly.
-    sys.argv = [args.target.partition(":")[0] if ":" in args.target else args.target, *getattr(args, "target_argv", [])]
+    sys.argv = target_argv(args.target, getattr(args, "target_argv", []))
     try:
         registry = load_registry(args.target)
     except (TargetError, ToolDefinitionError) as exc:

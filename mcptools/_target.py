@@ -15,7 +15,7 @@ from types import ModuleType
 from ._errors import MCPToolsError
 from ._registry import ToolRegistry
 
-__all__ = ["TargetError", "load_registry"]
+__all__ = ["TargetError", "load_registry", "target_argv"]
 
 
 class TargetError(MCPToolsError):
@@ -47,6 +47,12 @@ def _split_target(target: str) -> tuple[str, str | None]:
     if sep and attribute.isidentifier() and base and not os.path.exists(target):
         return base, attribute
     return target, None
+
+
+def target_argv(target: str, forwarded: list[str]) -> list[str]:
+    """The ``sys.argv`` a target sees when mcptools loads it: its own path (or module) and the arguments after
+    ``--`` (``mcptools serve app.py -- --tz UTC``), as if it had been run directly, never mcptools' own."""
+    return [_split_target(target)[0], *forwarded]
 
 
 def load_registry(target: str) -> ToolRegistry:

@@ -107,3 +107,41 @@ def test_a_module_target_is_found_in_the_current_directory_by_the_console_script
         )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["result"]["content"][0]["text"] == "hi"
+
+
+ARGV_APP = """\
+import argparse
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from mcptools import Context, ToolRegistry
+
+
+@asynccontextmanager
+async def lifespan(registry: ToolRegistry) -> AsyncIterator[str]:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tz", default="UTC")
+    yield parser.parse_args(sys.argv[1:]).tz  # strict: mcptools' own arguments would be refused
+
+
+registry = ToolRegistry("clock", lifespan=lifespan)
+
+
+@registry.tool
+def zone(ctx: Context[str]) -> str:
+    return f"{ctx.state} {sys.argv[0]}"
+"""
+
+
+def test_call_gives_the_target_its_own_argv_and_the_arguments_after_the_separator(tmp_path: Path) -> None:
+    # The lifespan reads sys.argv as `python app.py --tz ...` would: not `call app.py zone {}`, which its
+    # argparse refused (exit 2, a usage line naming mcptools), and `-- --tz` was dropped silently.
+    target = tmp_path / "clock.py"
+    target.write_text(ARGV_APP)
+    plain = run("call", str(target), "zone")
+    assert plain.returncode == 0, plain.stderr
+    assert json.loads(plain.stdout)["result"]["content"][0]["text"] == f"UTC {target}"
+    forwarded = run("call", str(target), "zone", "{}", "--", "--tz", "Europe/Oslo")
+    assert forwarded.returncode == 0, forwarded.stderr
+    assert json.loads(forwarded.stdout)["result"]["content"][0]["text"] == f"Europe/Oslo {target}"
