@@ -74,3 +74,20 @@ def test_changes_wait_for_the_get_stream_and_arrive_on_it() -> None:
         return events
 
     assert asyncio.run(run()) == [LIST_CHANGED, "enabled", LIST_CHANGED]
+
+
+def test_a_listen_request_from_a_client_that_takes_only_json_is_refused_at_once() -> None:
+    # The listen result comes only when the stream ends: answered as one JSON body, the request hung until the
+    # server stopped (no headers, the acknowledgment and every change lost). 406 names the fix instead.
+    from http_support import request, stateless_headers
+
+    app = StreamableHTTPApp(ToolRegistry("listen-json"))
+    body = request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id=5)
+    headers = {**stateless_headers("subscriptions/listen"), "accept": "application/json"}
+    reply = asyncio.run(asyncio.wait_for(call(app, body=body, headers=headers), 5))
+    assert reply.status == 406
+    assert reply.json()["id"] == 5
+    assert reply.json()["error"]["message"] == (
+        "Not Acceptable: subscriptions/listen answers with an event stream; accept text/event-stream"
+    )
+    assert not app.engine.listeners._open

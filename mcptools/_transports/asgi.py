@@ -301,6 +301,14 @@ class StreamableHTTPApp:
             await send_empty(send, 202)
             return
         self._check_stateless_headers(headers, message, params)
+        if not sse_ok and message["method"] == "subscriptions/listen":
+            # Its result comes only when the stream ends: as one JSON body it would wait for the server to stop.
+            raise Reject(
+                406,
+                INVALID_REQUEST,
+                "Not Acceptable: subscriptions/listen answers with an event stream; accept text/event-stream",
+                message["id"],
+            )
         await self._answer_stateless(message, sse_ok, json_ok, send, receive, _peer(scope))
 
     async def _post_batch(self, headers: Headers, messages: list[Any], sse_ok: bool, send: ASGISend) -> None:
