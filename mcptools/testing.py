@@ -306,22 +306,31 @@ class SyncClient:
         loop = self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=loop.run_forever, name="mcptools-testing", daemon=True)
         self._thread.start()
-        self._run(self.client.__aenter__())
+        try:
+            self._run(self.client.__aenter__())
+        except BaseException:
+            self._stop()  # a lifespan that failed to start: no thread or loop is left behind
+            raise
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
+        if self._loop is None:
             return
         try:
             self._run(self.client.__aexit__(kind, value, traceback))
         finally:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join()
-            loop.close()
-            self._loop = self._thread = None
+            self._stop()
+
+    def _stop(self) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+        self._loop = self._thread = None
 
     def list_tools(self) -> list[dict[str, Any]]:
         return self._run(self.client.list_tools())

@@ -242,3 +242,23 @@ def test_the_official_sdks_url_params_model_is_read_by_its_wire_names() -> None:
     ours = Context.url_elicitation("Consent", "https://auth.example/c", elicitation_id="c-1")
     assert URLElicitationRequired([model]).elicitations == [ours["params"]]
     assert URLElicitationRequired([ours]).elicitations == [ours["params"]]
+
+
+def test_a_sync_client_whose_lifespan_fails_to_start_leaves_no_thread_behind() -> None:
+    import threading
+    from collections.abc import AsyncIterator
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(_registry: ToolRegistry) -> AsyncIterator[None]:
+        if _registry.name:
+            raise ConnectionError("the database is down")
+        yield
+
+    failing = ToolRegistry("failing-lifespan", lifespan=lifespan)
+    before = {thread for thread in threading.enumerate() if thread.name == "mcptools-testing"}
+    for _ in range(3):
+        with pytest.raises(ConnectionError, match="the database is down"), SyncClient(failing):
+            pass
+    after = {thread for thread in threading.enumerate() if thread.name == "mcptools-testing"}
+    assert after == before  # each attempt left its loop running in a thread before
