@@ -369,10 +369,17 @@ def test_one_middleware_that_may_need_a_loop_sends_every_call_the_async_road(mon
     assert len(loops) == 1
 
 
-def test_a_loop_free_middleware_that_suspends_fails_its_call_clearly() -> None:
+def test_a_loop_free_middleware_that_suspends_fails_its_call_clearly(caplog: pytest.LogCaptureFixture) -> None:
+    # As any other exception from a middleware: a failed call, logged, naming the layer and the fix (it was a
+    # bare -32603 "Internal error" while the same mistake raising inside the chain was a failed call).
     sleeper = _weather_registry(LoopFreeRecord([], wait=lambda: asyncio.sleep(0)))
-    suspended = sleeper.handle(_call("weather", {"location": "x"}))
-    assert suspended is not None and suspended["error"]["code"] == -32603
+    with caplog.at_level(logging.ERROR, logger="mcptools"):
+        assert _text(sleeper.handle(_call("weather", {"location": "x"}))) == "Tool 'weather' failed: RuntimeError"
+    [record] = [r for r in caplog.records if r.exc_info]
+    assert str(record.exc_info[1]) == (  # type: ignore[index]
+        "middleware LoopFreeRecord says needs_loop = False but awaited something other than call_next; "
+        "remove needs_loop = False from it"
+    )
 
     async def needs_a_loop() -> None:
         await asyncio.get_running_loop().create_future()

@@ -348,8 +348,16 @@ class ToolCaller:
         except StopIteration as finished:
             result: dict[str, Any] | None = finished.value
             return result
+        layer = _suspended_layer(chain)
         chain.close()
-        raise RuntimeError("a middleware with needs_loop = False awaited something other than call_next")
+        # As any other exception from a middleware: a failed call, logged (the tool may have run already).
+        which = f"middleware {type(layer).__name__}" if layer is not None else "a middleware"
+        problem = RuntimeError(
+            f"{which} says needs_loop = False but awaited something other than call_next; remove "
+            "needs_loop = False from it"
+        )
+        _, tool = find_tool(params, self.registry.get)
+        return failure_result(tool.name, problem, expose_errors=expose_errors)
 
     def run_sync(self, call: Routed, prepared: Prepared) -> dict[str, Any] | None:
         """A prepared call run to its result from synchronous code: sync tools inline, the rest on a loop."""
@@ -357,6 +365,20 @@ class ToolCaller:
         if tool.needs_loop:
             return run_coroutine(self.run(call, prepared, Session(peer="local"), discard, None))
         return run_inline(prepared, expose_errors=self.registry.expose_errors)
+
+
+def _suspended_layer(chain: Any) -> Middleware | None:
+    """The innermost middleware whose ``on_call`` is suspended in ``chain`` (a coroutine awaiting something)."""
+    layer: Middleware | None = None
+    current = chain
+    while current is not None:
+        frame = getattr(current, "cr_frame", None) or getattr(current, "gi_frame", None)
+        if frame is not None and frame.f_code.co_name == "on_call":
+            candidate = frame.f_locals.get("self")
+            if isinstance(candidate, Middleware):
+                layer = candidate
+        current = getattr(current, "cr_await", None) or getattr(current, "gi_yieldfrom", None)
+    return layer
 
 
 class _ClientCancelled(BaseException):
