@@ -82,6 +82,9 @@ class RunOptions:
     stack: str = "auto"
 
 
+_DEFAULTS: Final = RunOptions()
+
+
 def static_auth(token: str, scopes: Iterable[str] = ()) -> AuthSettings:
     """The one shared token of ``--bearer-token-env``; its holder has ``scopes`` (so ``scopes=`` tools work)."""
     from .auth import AuthSettings, StaticTokenVerifier
@@ -171,8 +174,9 @@ def serve_http(registry: Served, options: RunOptions, target: str | None) -> int
     # Bind before announcing anything: "serving on ..." followed by uvicorn's bind error misleads.
     try:
         listener = listen(options.host, options.port)
-    except OSError as exc:
-        sys.stderr.write(f"mcptools: cannot listen on {options.host}:{options.port}: {exc.strerror or exc}\n")
+    except (OSError, OverflowError) as exc:  # OverflowError: a port outside 0-65535
+        reason = getattr(exc, "strerror", None) or exc
+        sys.stderr.write(f"mcptools: cannot listen on {options.host}:{options.port}: {reason}\n")
         return 1
     if options.workers > 1:
         listener.close()  # uvicorn's supervisor binds its own socket to share with the workers
@@ -220,6 +224,14 @@ def run_registry(registry: Served, transport: str, options: RunOptions, *, proto
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     if transport == "stdio":
+        given = [name for name in RunOptions.__slots__ if getattr(options, name) != getattr(_DEFAULTS, name)]
+        if given:
+            # registry.run(port=8080) serving stdio, with the port silently ignored, is never what was meant.
+            raise ValueError(
+                f"registry.run: {', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to HTTP only; pass "
+                f"transport='http' "
+                f"(registry.run('http', {given[0]}=...)) or leave them out for stdio"
+            )
         return serve_stdio(registry, protocol)
     if transport == "http":
         return serve_http(registry, options, _main_target(registry) if options.workers > 1 else None)

@@ -321,3 +321,22 @@ def test_forwarded_arguments_reach_the_target_as_its_argv(tmp_path: Path) -> Non
         server.kill()
         server.wait()
     assert os.environ.get("MCPTOOLS_TARGET_ARGV") is None
+
+
+def test_run_refuses_http_options_for_stdio_instead_of_ignoring_them() -> None:
+    # registry.run(port=8080) served stdio, the port silently dropped: a user meaning HTTP got a server reading
+    # stdin. The lifespan never starts, nothing is served.
+    registry = ToolRegistry("run-options")
+    with pytest.raises(ValueError, match=r"^registry.run: port applies to HTTP only; pass transport='http'"):
+        registry.run(port=8080)
+    with pytest.raises(ValueError, match=r"^registry.run: host, workers apply to HTTP only"):
+        registry.run("stdio", host="0.0.0.0", workers=2)
+
+
+def test_a_port_out_of_range_is_one_line_not_a_traceback() -> None:
+    pytest.importorskip("uvicorn")
+    done = subprocess.run(
+        [*SERVE, "--http", "--port", "70000"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr == "mcptools: cannot listen on 127.0.0.1:70000: bind(): port must be 0-65535.\n"
