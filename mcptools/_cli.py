@@ -16,10 +16,10 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._errors import ProtocolError, ToolDefinitionError
 from ._jsonrpc import MISSING_CLIENT_CAPABILITY
@@ -62,10 +62,30 @@ def _list(args: argparse.Namespace) -> int:
 
 def _list_tools(args: argparse.Namespace) -> int:
     registry = load_registry(args.target)
-    response = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-    assert response is not None
+
+    async def listed() -> dict[str, Any] | None:
+        # Inside the lifespan, as a server lists: one may enable tools (notes_app's --admin).
+        async with registry.running():
+            return await registry.handle_async({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+
+    response = _in_lifespan(registry, listed)
+    if response is None:
+        return 1
     _print_json(response.get("result", response))
     return 0
+
+
+_T = TypeVar("_T")
+
+
+def _in_lifespan(registry: ToolRegistry, work: Callable[[], Coroutine[Any, Any, _T]]) -> _T | None:
+    """``work()`` run to its end; ``None`` when the registry's lifespan failed to start or to close (said once on
+    stderr with its traceback, as ``mcptools serve`` says it)."""
+    try:
+        return asyncio_run(work())
+    except Exception:
+        logging.getLogger("mcptools").exception("mcptools: the lifespan of %r failed", registry.name)
+        return None
 
 
 def _call(args: argparse.Namespace) -> int:
@@ -84,7 +104,10 @@ def _call_tool(args: argparse.Namespace) -> int:
     # Without a terminal the client declares no elicitation, and the server's -32021 is explained below.
     interactive = _is_terminal(sys.stdin)
     if isinstance(arguments, dict):
-        response = asyncio_run(_call_async(registry, args.tool, arguments, interactive))
+        called = _in_lifespan(registry, lambda: _call_async(registry, args.tool, arguments, interactive))
+        if called is None:
+            return 1
+        response = called
     else:  # refused before any tool runs ("arguments must be an object"): no client needed
         params = {"name": args.tool, "arguments": arguments}
         answered = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})

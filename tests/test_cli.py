@@ -145,3 +145,23 @@ def test_call_gives_the_target_its_own_argv_and_the_arguments_after_the_separato
     forwarded = run("call", str(target), "zone", "{}", "--", "--tz", "Europe/Oslo")
     assert forwarded.returncode == 0, forwarded.stderr
     assert json.loads(forwarded.stdout)["result"]["content"][0]["text"] == f"Europe/Oslo {target}"
+
+
+def test_list_runs_the_lifespan_as_a_server_lists() -> None:
+    # notes_app enables its admin tools in its lifespan (--admin): list showed them to no one, call ran them.
+    notes = str(ROOT / "examples" / "notes_app.py")
+    plain = run("list", notes)
+    admin = run("list", notes, "--", "--admin")
+    assert plain.returncode == admin.returncode == 0, admin.stderr
+    names = [tool["name"] for tool in json.loads(admin.stdout)["tools"]]
+    assert "purge" in names and "purge" not in [tool["name"] for tool in json.loads(plain.stdout)["tools"]]
+
+
+@pytest.mark.parametrize("command", [("list",), ("call", "zone")])
+def test_a_lifespan_that_fails_to_start_is_said_once_and_exits_1(tmp_path: Path, command: tuple[str, ...]) -> None:
+    target = tmp_path / "clock.py"
+    target.write_text(ARGV_APP.replace("    parser = ", "    raise ConnectionError('db down')\n    parser = ", 1))
+    done = run(command[0], str(target), *command[1:])
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("ERROR mcptools: mcptools: the lifespan of 'clock' failed\nTraceback")
+    assert done.stderr.endswith("ConnectionError: db down\n")
