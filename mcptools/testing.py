@@ -49,6 +49,7 @@ RootsHandler: TypeAlias = Callable[[], Sequence[Mapping[str, Any]] | Awaitable[S
 
 _CLIENT_INFO: Final = {"name": "mcptools-testing", "version": "0"}
 _TOOLS_CHANGED: Final = "notifications/tools/list_changed"
+_FORM_ONLY: Final = frozenset({"2025-06-18", "2025-03-26"})
 
 
 class ClientOptions(TypedDict):
@@ -135,7 +136,8 @@ class Client:
         """What this client declares: one capability per callback it was given."""
         declared: dict[str, Any] = {}
         if self.elicitation is not None:
-            declared["elicitation"] = {"form": {}, "url": {}}
+            # URL mode came with 2025-11-25: an older client knows only forms (declared as an empty object).
+            declared["elicitation"] = {} if self.protocol in _FORM_ONLY else {"form": {}, "url": {}}
         if self.sampling is not None:
             declared["sampling"] = {}
         if self.roots is not None:

@@ -262,3 +262,17 @@ def test_a_sync_client_whose_lifespan_fails_to_start_leaves_no_thread_behind() -
             pass
     after = {thread for thread in threading.enumerate() if thread.name == "mcptools-testing"}
     assert after == before  # each attempt left its loop running in a thread before
+
+
+@pytest.mark.parametrize("protocol", ["2025-06-18", "2025-03-26"])
+def test_a_client_of_a_revision_before_url_mode_declares_forms_only(protocol: str) -> None:
+    # A 2025-06-18 client has no URL mode: the test client declared one anyway, so elicit_url "worked" where no
+    # real client of that revision could answer it. Forms still work.
+    async def run() -> None:
+        async with _client(protocol) as client:
+            assert client.capabilities["elicitation"] == {}
+            with pytest.raises(ProtocolError, match=r"capability: elicitation\.url"):
+                await client.call_tool("login")
+            assert (await client.call_tool("book", {"day": "monday"})).is_error is False
+
+    asyncio.run(run())
