@@ -188,3 +188,29 @@ def test_a_list_that_scopes_make_differ_per_caller_is_cached_privately() -> None
     assert admin["ttlMs"] == plain["ttlMs"] == 0  # a live list: revalidate every time
     # Without authorization scopes are not enforced: one list for everyone.
     assert asyncio.run(listed(frozenset(), enforced=False))["cacheScope"] == "public"
+
+
+def test_a_second_listen_under_an_id_in_flight_is_refused() -> None:
+    # The id names the subscription on stdio's one channel: two streams under it could not be told apart, and a
+    # cancellation reached only the second, leaving the first uncancellable until end of input.
+    registry = _registry()
+
+    async def run() -> None:
+        frames = Frames()
+        session = Session(peer="stdio")
+        serving = asyncio.ensure_future(registry.engine.handle(_listen(3), session, frames.send))
+        await frames.until(1)
+        again = await asyncio.wait_for(registry.engine.handle(_listen(3), session, frames.send), 5)
+        assert again == {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "error": {"code": -32600, "message": "Invalid Request: id 3 is already in use by a request in flight"},
+        }
+        assert len(frames.frames) == 1 and len(registry.engine.listeners._open) == 1
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}
+        await registry.engine.handle(cancel, session, frames.send)
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(serving, 5)
+        assert not registry.engine.listeners._open
+
+    asyncio.run(run())

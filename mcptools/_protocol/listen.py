@@ -18,7 +18,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._errors import ProtocolError
-from .._jsonrpc import INVALID_PARAMS, RequestId
+from .._jsonrpc import INVALID_PARAMS, INVALID_REQUEST, RequestId
 from .session import Send, Session
 
 if TYPE_CHECKING:
@@ -96,6 +96,12 @@ class Listeners:
         wanted = params.get("notifications")
         if type(wanted) is not dict:
             raise ProtocolError(INVALID_PARAMS, "Invalid params: 'notifications' must be an object")
+        if session.tracks(request_id):
+            # The id is the subscription's name on the shared stdio channel: a second stream under it could not
+            # be told apart, and notifications/cancelled would reach only one of them.
+            raise ProtocolError(
+                INVALID_REQUEST, f"Invalid Request: id {request_id!r} is already in use by a request in flight"
+            )
         import asyncio
 
         honoured = {name: True for name in _HONOURED if wanted.get(name) is True}

@@ -181,6 +181,10 @@ class Session:
     def track(self, request_id: RequestId, task: asyncio.Task[Any], on_cancel: Callable[[], None]) -> None:
         self._running[request_id] = (task, on_cancel)
 
+    def tracks(self, request_id: RequestId) -> bool:
+        """Whether a request with this id is running on this session."""
+        return request_id in self._running
+
     def untrack(self, request_id: RequestId) -> None:
         self._running.pop(request_id, None)
 
