@@ -257,6 +257,17 @@ class HintReader:
                 std = std_type_of(hint)
                 if std is not None:
                     return StdNode(std)
+            if hint.__module__.startswith("pydantic"):
+                from .urls import is_url_class, url_type
+
+                if is_url_class(hint):  # AnyUrl, HttpUrl, FileUrl...: a string in URL form (urls.py)
+                    try:
+                        return StdNode(url_type(hint))
+                    except ValueError as exc:
+                        raise HintError(
+                            f"the URL type {type_text(hint)} {exc}; use AnyUrl, or a type whose schemes are "
+                            "plain scheme names"
+                        ) from None
             if is_model_class(hint):
                 return self._model(hint)
             if is_typeddict(hint) or dataclasses.is_dataclass(hint):

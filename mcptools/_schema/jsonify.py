@@ -75,6 +75,11 @@ def jsonify(value: Any, path: str = "") -> Any:
                 raise NotJSON(value, path, str(exc)) from None
         if cls.__module__ == "ipaddress":  # networks and interfaces: no parameter type, but text as results
             return str(value)
+    if cls.__module__.startswith("pydantic"):
+        from .urls import is_url_value, url_type
+
+        if is_url_value(value):  # as its schema has it (urls.py): str(), pydantic's normalised form
+            return url_type(cls).dump(value)
     if isinstance(value, (bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, tuple) and hasattr(value, "_fields"):
