@@ -49,6 +49,7 @@ from .pydantic_support import (
     is_computed_field,
     is_field_info,
     is_model_class,
+    is_url_class,
     model_extra_allowed,
     model_fields,
 )
@@ -257,17 +258,16 @@ class HintReader:
                 std = std_type_of(hint)
                 if std is not None:
                     return StdNode(std)
-            if hint.__module__.startswith("pydantic"):
-                from .urls import is_url_class, url_type
+            if is_url_class(hint):  # AnyUrl, HttpUrl, FileUrl...: a string in URL form (urls.py)
+                from .urls import url_type
 
-                if is_url_class(hint):  # AnyUrl, HttpUrl, FileUrl...: a string in URL form (urls.py)
-                    try:
-                        return StdNode(url_type(hint))
-                    except ValueError as exc:
-                        raise HintError(
-                            f"the URL type {type_text(hint)} {exc}; use AnyUrl, or a type whose schemes are "
-                            "plain scheme names"
-                        ) from None
+                try:
+                    return StdNode(url_type(hint))
+                except ValueError as exc:
+                    raise HintError(
+                        f"the URL type {type_text(hint)} {exc}; use AnyUrl, or a URL class whose allowed "
+                        "schemes are scheme names"
+                    ) from None
             if is_model_class(hint):
                 return self._model(hint)
             if is_typeddict(hint) or dataclasses.is_dataclass(hint):

@@ -8,6 +8,7 @@ builder (``mcptools/_protocol/results.py``) needs JSON, never Python's repr. Eac
   IP addresses) as ``_schema/stdtypes.py`` dumps them, the inverse of how parameters are parsed, so a result
   matches the schema those types derive (ISO 8601 with the value's own offset, local time's for a naive one; a
   duration; base64)
+- pydantic's URL types (``HttpUrl``...): their text, as ``_schema/urls.py`` dumps them
 - ``Enum``: its value; ``set``/``frozenset``: an array (sorted when its items can be sorted); ``tuple``: an array,
   a ``NamedTuple`` an object; object keys: strings, as ``json.dumps`` spells scalars
 - a dataclass or a plain annotated class: an object of its fields; a pydantic model: its own
@@ -28,7 +29,7 @@ from enum import Enum
 from typing import Any, ClassVar, Final, get_origin
 
 from .model import in_std_module
-from .pydantic_support import is_model_class
+from .pydantic_support import is_model_class, is_url_value
 
 __all__ = ["NotJSON", "annotated_attributes", "jsonify", "to_json"]
 
@@ -75,11 +76,10 @@ def jsonify(value: Any, path: str = "") -> Any:
                 raise NotJSON(value, path, str(exc)) from None
         if cls.__module__ == "ipaddress":  # networks and interfaces: no parameter type, but text as results
             return str(value)
-    if cls.__module__.startswith("pydantic"):
-        from .urls import is_url_value, url_type
+    if is_url_value(value):  # as its schema has it (urls.py): str(), pydantic's normalised form
+        from .urls import dump_url
 
-        if is_url_value(value):  # as its schema has it (urls.py): str(), pydantic's normalised form
-            return url_type(cls).dump(value)
+        return dump_url(value)
     if isinstance(value, (bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, tuple) and hasattr(value, "_fields"):

@@ -6,7 +6,8 @@ are recognised by their module name and read through their attributes, so they n
 
 What is read: a model's fields (JSON names are aliases when set, as pydantic validates by alias), their
 annotations and ``FieldInfo`` (description, title, examples, default or factory, deprecated, constraints), the
-model's ``extra`` setting, and the same ``FieldInfo`` used in ``Annotated`` or as a parameter's default. What
+model's ``extra`` setting, the same ``FieldInfo`` used in ``Annotated`` or as a parameter's default, and
+whether a class is one of pydantic's URL types (``_schema/urls.py`` maps those). What
 cannot be mapped (``json_schema_extra``, an ``AliasPath``, a constraint with no JSON Schema keyword) is
 reported, never dropped. Values are built with ``model_validate``, so the model's own validators run; their
 ``ValidationError`` becomes ``ModelRejected``, which the argument converter words as an invalid argument.
@@ -32,6 +33,8 @@ __all__ = [
     "is_field_info",
     "is_model_class",
     "is_pydantic_dataclass",
+    "is_url_class",
+    "is_url_value",
     "model_extra_allowed",
     "model_fields",
     "problem_lines",
@@ -47,6 +50,29 @@ def is_model_class(cls: object) -> bool:
 
 def is_pydantic_dataclass(cls: object) -> bool:
     return isinstance(cls, type) and "pydantic" in sys.modules and hasattr(cls, "__pydantic_validator__")
+
+
+def _url_bases() -> tuple[type, ...]:
+    networks = sys.modules.get("pydantic.networks")
+    if networks is None:
+        return ()
+    return tuple(
+        base
+        for base in (getattr(networks, "_BaseUrl", None), getattr(networks, "_BaseMultiHostUrl", None))
+        if isinstance(base, type)
+    )
+
+
+def is_url_class(cls: object) -> bool:
+    """Whether ``cls`` is one of pydantic's URL classes or a subclass (False, and no import, when pydantic's
+    networks module is not loaded)."""
+    bases = _url_bases()
+    return bool(bases) and isinstance(cls, type) and issubclass(cls, bases)
+
+
+def is_url_value(value: object) -> bool:
+    bases = _url_bases()
+    return bool(bases) and isinstance(value, bases)
 
 
 def is_field_info(value: object) -> bool:

@@ -30,34 +30,16 @@ from typing import Any, Final
 
 from .stdtypes import StdType
 
-__all__ = ["is_url_class", "is_url_value", "scheme_pattern", "url_type"]
+__all__ = ["dump_url", "scheme_pattern", "url_type"]
 
 # What RFC 3986 allows in a scheme after its first letter (ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )).
 _SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 _TYPES: dict[type, StdType] = {}
 
 
-def _bases() -> tuple[type, ...]:
-    networks = sys.modules.get("pydantic.networks")
-    if networks is None:
-        return ()
-    return tuple(
-        base
-        for base in (getattr(networks, "_BaseUrl", None), getattr(networks, "_BaseMultiHostUrl", None))
-        if isinstance(base, type)
-    )
-
-
-def is_url_class(cls: object) -> bool:
-    """Whether ``cls`` is one of pydantic's URL classes or a subclass (False, and no import, when pydantic's
-    networks module is not loaded)."""
-    bases = _bases()
-    return bool(bases) and isinstance(cls, type) and issubclass(cls, bases)
-
-
-def is_url_value(value: object) -> bool:
-    bases = _bases()
-    return bool(bases) and isinstance(value, bases)
+def dump_url(value: Any) -> str:
+    """A URL's JSON form: pydantic's normalised text, which its class's schema accepts."""
+    return str(value)
 
 
 def _letters(scheme: str) -> str:
@@ -105,5 +87,5 @@ def url_type(cls: type) -> StdType:
             reasons = [str((error.get("ctx") or {}).get("error") or error.get("msg")) for error in exc.errors()]
             raise ValueError("; ".join(reasons) or "not a valid URL") from None
 
-    found = _TYPES[cls] = StdType(cls, ("string",), keywords, parse, str)
+    found = _TYPES[cls] = StdType(cls, ("string",), keywords, parse, dump_url)
     return found

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Annotated, TypedDict
 
 from annotated_types import Ge
-from pydantic import BaseModel, Field
+from pydantic import AnyUrl, BaseModel, Field, HttpUrl
 from typing_extensions import assert_type
 
 from mcptools import Context, Param, ToolRegistry, tool
@@ -138,3 +138,16 @@ assert_type(
 place(Order(order_id=uuid.uuid4()), count="2")  # type: ignore[arg-type]
 place(Order(order_id=uuid.uuid4()), colour="red")  # type: ignore[call-arg]
 Order(order_id="123e4567-e89b-12d3-a456-426614174000")  # type: ignore[arg-type]
+
+
+class FetchRequest(BaseModel):  # the reference fetch server's form
+    url: Annotated[AnyUrl, Field(description="URL to fetch")]
+
+
+@registry.tool
+def fetch(url: HttpUrl, request: FetchRequest | None = None) -> HttpUrl:
+    return url
+
+
+assert_type(fetch(HttpUrl("https://example.com")), HttpUrl)
+fetch("https://example.com")  # type: ignore[arg-type]
