@@ -24,6 +24,7 @@ road, not a twin.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import inspect
 import logging
@@ -297,10 +298,13 @@ def run_coroutine(coroutine: Coroutine[Any, Any, _T]) -> _T:
         # Outside the except block, so a failing tool's traceback is not chained to "no running event loop".
         return asyncio.run(coroutine)
     outcome: list[Any] = []
+    # The caller's context variables go along (a provider run's CALL_REPAIRS, the caller mcptools.auth knows),
+    # as they would with asyncio.run in this thread.
+    context = contextvars.copy_context()
 
     def runner() -> None:
         try:
-            outcome.append((True, asyncio.run(coroutine)))
+            outcome.append((True, context.run(asyncio.run, coroutine)))
         except BaseException as exc:  # handed back to the caller's thread below
             outcome.append((False, exc))
 

@@ -1,8 +1,10 @@
-"""One tools/call, one validation, whatever the entry: the call pipeline is the only road.
+"""One tools/call, one validation and one conversion, whatever the entry: the call pipeline is the only road.
 
-The tool's compiled validator is wrapped in a counter, then the same call arrives through every entry a server
-has (sync ``registry.handle``, ``handle_async``, stdio, Streamable HTTP and the in-memory client), for a sync
-tool, an async one and one taking a ``Context``, in both protocol generations where the entry speaks both.
+The tool's compiled validator and its argument converter are wrapped in counters, then the same call arrives
+through every entry a server has (sync ``registry.handle``, ``handle_async``, stdio, Streamable HTTP stateless
+and in a 2025 session, the in-memory client, ``mcptools.testing.Client`` and the providers' ``run``), for a sync
+tool, an async one and one taking a ``Context``, in both protocol generations where the entry speaks both. The
+bare ``call_tool`` validates once too (its contract converts nothing).
 """
 
 from __future__ import annotations
@@ -10,16 +12,22 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 import pytest
-from http_support import META, call, stateless_headers
+from http_support import META, call, initialize, stateless_headers
 
-from mcptools import Context, ToolRegistry
+import mcptools._pipeline
+from mcptools import Context, ToolRegistry, call_tool
 from mcptools._transports.asgi import StreamableHTTPApp
 from mcptools._transports.memory import MemoryClient
 from mcptools._transports.stdio import serve_stdio_async
-from mcptools._validation import Validator
+from mcptools._validation import Validator, validate
+from mcptools.providers import anthropic as p_anthropic
+from mcptools.providers import openai as p_openai
+from mcptools.testing import Client
 
 
 class CountingValidator:
@@ -37,36 +45,63 @@ class CountingValidator:
         return self.inner.errors(instance)
 
 
-def build() -> tuple[ToolRegistry, dict[str, CountingValidator]]:
+class CountingConverter:
+    """Stands in for a tool's argument converter (JSON arguments -> keyword arguments) and counts its runs."""
+
+    def __init__(self, inner: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        self.inner = inner
+        self.count = 0
+
+    def __call__(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        self.count += 1
+        return self.inner(arguments)
+
+
+class Counters:
+    def __init__(self, validator: CountingValidator, converter: CountingConverter) -> None:
+        self.validator = validator
+        self.converter = converter
+
+    def counts(self) -> tuple[int, int]:
+        """(validations, conversions) so far."""
+        return self.validator.count, self.converter.count
+
+
+def build() -> tuple[ToolRegistry, dict[str, Counters]]:
+    # ``on: date`` needs converting (the tool reads ``on.year``), so every call also runs the converter.
     registry = ToolRegistry("counted")
 
     @registry.tool
-    def plain(city: str) -> str:
-        return f"sync {city}"
+    def plain(city: str, on: date = date(2000, 1, 1)) -> str:
+        return f"sync {city} {on.year}"
 
     @registry.tool
-    async def awaited(city: str) -> str:
-        return f"async {city}"
+    async def awaited(city: str, on: date = date(2000, 1, 1)) -> str:
+        return f"async {city} {on.year}"
 
     @registry.tool
-    async def with_context(city: str, ctx: Context) -> str:
+    async def with_context(city: str, ctx: Context, on: date = date(2000, 1, 1)) -> str:
         await ctx.report_progress(1, 1)
-        return f"context {city}"
+        return f"context {city} {on.year}"
 
     counters = {}
     for entry in registry:
-        counter = CountingValidator(entry.validator)
-        entry.validator = counter  # type: ignore[assignment]
-        counters[entry.name] = counter
+        assert entry.convert is not None
+        validator = CountingValidator(entry.validator)
+        converter = CountingConverter(entry.convert)
+        entry.validator = validator  # type: ignore[assignment]
+        entry.convert = converter
+        counters[entry.name] = Counters(validator, converter)
     return registry, counters
 
 
-EXPECTED = {"plain": "sync Paris", "awaited": "async Paris", "with_context": "context Paris"}
+EXPECTED = {"plain": "sync Paris 2026", "awaited": "async Paris 2026", "with_context": "context Paris 2026"}
 TOOLS = sorted(EXPECTED)
+ARGUMENTS = {"city": "Paris", "on": "2026-12-03"}
 
 
 def call_message(name: str, *, modern: bool, arguments: Any = None) -> dict[str, Any]:
-    params: dict[str, Any] = {"name": name, "arguments": {"city": "Paris"} if arguments is None else arguments}
+    params: dict[str, Any] = {"name": name, "arguments": dict(ARGUMENTS) if arguments is None else arguments}
     if modern:
         params["_meta"] = META
     return {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
@@ -83,7 +118,7 @@ def text_of(response: Any) -> str:
 def test_registry_handle_validates_once(name: str, modern: bool) -> None:
     registry, counters = build()
     assert text_of(registry.handle(call_message(name, modern=modern))) == EXPECTED[name]
-    assert counters[name].count == 1
+    assert counters[name].counts() == (1, 1)
 
 
 @pytest.mark.parametrize("modern", [False, True])
@@ -92,14 +127,15 @@ def test_handle_async_validates_once(name: str, modern: bool) -> None:
     registry, counters = build()
     response = asyncio.run(registry.handle_async(call_message(name, modern=modern)))
     assert text_of(response) == EXPECTED[name]
-    assert counters[name].count == 1
+    assert counters[name].counts() == (1, 1)
 
 
 def test_invalid_arguments_are_validated_once_and_the_errors_read_from_that_one_check() -> None:
     registry, counters = build()
     response = registry.handle(call_message("plain", modern=False, arguments={"city": 5}))
     assert text_of(response) == "Invalid arguments: property 'city' must be string"
-    assert counters["plain"].count == 1
+    assert counters["plain"].validator.count == 1
+    assert counters["plain"].converter.count == 0  # invalid arguments are never converted
 
 
 @pytest.mark.parametrize("name", TOOLS)
@@ -116,7 +152,7 @@ def test_stdio_validates_once(name: str) -> None:
     asyncio.run(asyncio.wait_for(serve_stdio_async(registry, io.BytesIO(b"".join(lines)), stdout), 10))
     responses = [json.loads(line) for line in stdout.getvalue().splitlines()]
     assert text_of(next(r for r in responses if r.get("id") == 7)) == EXPECTED[name]
-    assert counters[name].count == 1
+    assert counters[name].counts() == (1, 1)
 
 
 @pytest.mark.parametrize("name", TOOLS)
@@ -129,7 +165,7 @@ def test_http_stateless_validates_once(name: str) -> None:
         reply.messages() if reply.headers.get("content-type", "").startswith("text/event-stream") else [reply.json()]
     )
     assert text_of(next(m for m in messages if m.get("id") == 7)) == EXPECTED[name]
-    assert counters[name].count == 1
+    assert counters[name].counts() == (1, 1)
 
 
 @pytest.mark.parametrize("modern", [False, True])
@@ -140,11 +176,83 @@ def test_memory_client_validates_once(name: str, modern: bool) -> None:
 
     async def run() -> Any:
         if modern:
-            return await client.stateless("tools/call", {"name": name, "arguments": {"city": "Paris"}})
+            return await client.stateless("tools/call", {"name": name, "arguments": dict(ARGUMENTS)})
         return await client.send_raw(call_message(name, modern=False))
 
     assert text_of(asyncio.run(run())) == EXPECTED[name]
-    assert counters[name].count == 1
+    assert counters[name].counts() == (1, 1)
+
+
+@pytest.mark.parametrize("name", TOOLS)
+def test_http_session_validates_once(name: str) -> None:
+    # The 2025-11-25 revision: initialize, then the call inside the session its Mcp-Session-Id names.
+    registry, counters = build()
+    app = StreamableHTTPApp(registry)
+    session = {"mcp-session-id": initialize(app), "mcp-protocol-version": "2025-11-25"}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert asyncio.run(call(app, body=initialized, headers=session)).status == 202
+    reply = asyncio.run(call(app, body=call_message(name, modern=False), headers=session))
+    assert reply.status == 200
+    assert text_of(next(m for m in reply.messages() if m.get("id") == 7)) == EXPECTED[name]
+    assert counters[name].counts() == (1, 1)
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("name", TOOLS)
+def test_testing_client_validates_once(name: str, protocol: Any) -> None:
+    registry, counters = build()
+
+    async def run() -> str:
+        async with Client(registry, protocol=protocol) as client:
+            return (await client.call_tool(name, dict(ARGUMENTS))).text
+
+    assert asyncio.run(run()) == EXPECTED[name]
+    assert counters[name].counts() == (1, 1)
+
+
+@pytest.mark.parametrize("repair", [None, True])
+@pytest.mark.parametrize("name", TOOLS)
+def test_provider_run_validates_once(name: str, repair: object) -> None:
+    # repair= given to run() names the repairs for these calls; a valid call is still validated only once.
+    registry, counters = build()
+    calls = {"role": "assistant", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": name, "arguments": json.dumps(ARGUMENTS)}}
+    ]}  # fmt: skip
+    [message] = p_openai.run(registry, calls, strict=False, repair=repair)
+    assert message["content"] == EXPECTED[name]
+    assert counters[name].counts() == (1, 1)
+
+
+@pytest.mark.parametrize("repair", [None, True])
+@pytest.mark.parametrize("name", TOOLS)
+def test_provider_arun_validates_once(name: str, repair: object) -> None:
+    registry, counters = build()
+    content = [{"type": "tool_use", "id": "u1", "name": name, "input": dict(ARGUMENTS)}]
+    turn = {"role": "assistant", "content": content, "stop_reason": "tool_use"}
+    [block] = asyncio.run(p_anthropic.arun(registry, turn, repair=repair))
+    assert block["content"] == EXPECTED[name]
+    assert counters[name].counts() == (1, 1)
+
+
+def test_bare_call_tool_validates_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The contract's call_tool validates against the raw schema it is handed and converts nothing.
+    validations: list[Any] = []
+
+    def counting(arguments: Any, schema: Any) -> list[str]:
+        validations.append(arguments)
+        return validate(arguments, schema)
+
+    monkeypatch.setattr(mcptools._pipeline, "validate", counting)
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    tools = {"plain": (schema, lambda city: f"sync {city}")}
+    request = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "plain", "arguments": {"city": "Paris"}},
+    }
+    assert text_of(call_tool(tools, request)) == "sync Paris"
+    assert validations == [{"city": "Paris"}]
 
 
 def test_a_mutable_default_is_fresh_for_every_call() -> None:

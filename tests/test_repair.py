@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, Literal
 
@@ -12,6 +13,7 @@ from provider_support import tools, values
 
 from mcptools import ToolDefinitionError, ToolRegistry, call_tool, compile_schema, validate
 from mcptools._repair import REPAIRS, could_repair, repair
+from mcptools.middleware import Timing
 from mcptools.providers import anthropic as p_anthropic
 
 SCHEMA: dict[str, Any] = {
@@ -43,7 +45,7 @@ CHECKER = compile_schema(SCHEMA)
             {"days": 1, "where": {"city": "Paris"}},
             'note: \'where\' was "{\\"city\\": \\"Paris\\"}", read as {"city": "Paris"}',
         ),
-        ({"days": 1, "tags": "red"}, {"days": 1, "tags": ["red"]}, "note: 'tags' was \"red\", read as [\"red\"]"),
+        ({"days": 1, "tags": "red"}, {"days": 1, "tags": ["red"]}, 'note: \'tags\' was "red", read as ["red"]'),
         ({"days": 1, "limit": None}, {"days": 1}, "note: 'limit' was null, read as absent"),
     ],
 )
@@ -93,7 +95,7 @@ def test_ambiguous_value_is_not_repaired() -> None:
     schema = {"type": "object", "properties": {"x": {"type": ["integer", "array"], "items": {"type": "string"}}}}
     assert repair({"x": "5"}, schema, compile_schema(schema)) is None
     only_numbers = repair({"x": "5"}, schema, compile_schema(schema), ["number-text"])
-    assert only_numbers == ({"x": 5}, ['note: \'x\' was "5", read as 5'])
+    assert only_numbers == ({"x": 5}, ["note: 'x' was \"5\", read as 5"])
 
 
 def test_json_text_of_a_string_array_is_ambiguous_with_single_item() -> None:
@@ -200,6 +202,23 @@ def test_provider_run_repair_option_is_the_whole_set() -> None:
     text_only = {**block, "input": {"where": '{"city": "Oslo"}'}}
     assert p_anthropic.run(registry, [text_only], repair=False)[0]["is_error"] is True
     assert p_anthropic.run(registry, [text_only])[0]["content"].endswith("Oslo for 1")
+
+
+def test_provider_run_repair_option_reaches_the_pipeline_from_inside_a_running_loop() -> None:
+    # With middleware, registry.handle runs the call on a loop of its own, in a thread of its own when the caller
+    # already runs a loop: the repairs run() chose go along with the call.
+    registry = _registry(repair=False, middleware=[Timing()])
+    block = {"type": "tool_use", "id": "t", "name": "book", "input": {"where": {"city": "Oslo"}, "days": "2"}}
+
+    async def inside_a_loop() -> list[dict[str, Any]]:
+        return p_anthropic.run(registry, [block], repair=["number-text"])
+
+    [fixed] = asyncio.run(inside_a_loop())
+    assert fixed == {
+        "type": "tool_result",
+        "tool_use_id": "t",
+        "content": "note: 'days' was \"2\", read as 2\nOslo for 2",
+    }
 
 
 def test_readme_table_lists_every_repair() -> None:

@@ -31,7 +31,7 @@ from .._pipeline import (
     with_notes,
 )
 from .._pipeline import finish as finish_call
-from .._repair import could_repair, repair_arguments
+from .._repair import CALL_REPAIRS, could_repair, repair_arguments
 from ..auth import missing_scopes
 from .session import Send, Session, discard
 from .state import StateSealer, arguments_digest
@@ -148,12 +148,17 @@ class ToolCaller:
             adapt=self.adapt_hook(),
         )
 
-    def repair_hook(self) -> Repair | None:
-        """The registry's ``repair=`` as the pipeline's hook; ``None`` when it repairs nothing."""
-        return self._repair if self.registry.repair else None
+    def repair_hook(self) -> Repair:
+        """The pipeline's repair hook. Always given: the pipeline calls it only for arguments that failed its one
+        validation, and only then is it worth reading which repairs apply (the registry's ``repair=``, or those a
+        provider's ``run(..., repair=...)`` chose for its calls, ``CALL_REPAIRS``)."""
+        return self._repair
 
     def _repair(self, tool: Tool, arguments: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]] | None:
-        enabled = self.registry.repair
+        chosen = CALL_REPAIRS.get()
+        enabled = self.registry.repair if chosen is None else chosen
+        if not enabled:
+            return None
         known = self._repairable.get(tool.name)
         if known is None or known[0] is not tool or known[1] is not enabled:
             known = (tool, enabled, could_repair(tool.input_schema, enabled))

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._errors import ToolDefinitionError
-from .._pipeline import invalid_arguments_result
 from .._profiles import Exported, export_schema
-from .._repair import repair, repairs_option
+from .._repair import CALL_REPAIRS, repairs_option
 from .._validation.messages import invalid_arguments
 
 if TYPE_CHECKING:
@@ -134,8 +133,8 @@ def _outcome(response: dict[str, Any] | None) -> Outcome:
     return "\n".join(texts), bool(result.get("isError"))
 
 
-def _prepare(registry: ToolRegistry, tools: Toolset, call: Call, fixes: frozenset[str] | None) -> Any:
-    """``(name, arguments, notes)`` for the pipeline, or an ``Outcome`` when the call cannot reach it."""
+def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome:
+    """``(name, arguments)`` for the pipeline, or an ``Outcome`` when the call cannot reach it."""
     original = tools.to_original.get(call.name) if isinstance(call.name, str) else None
     if original is None:
         known = ", ".join(tools.to_provider.values())
@@ -155,33 +154,26 @@ def _prepare(registry: ToolRegistry, tools: Toolset, call: Call, fixes: frozense
     arguments = plain(arguments)
     if not isinstance(arguments, dict):
         return invalid_arguments(["arguments must be an object"]), True
-    arguments = tools.exported[original].from_provider(arguments)
-    notes: list[str] = []
-    if fixes is not None:
-        # run(..., repair=...) given: these repairs and no others, so arguments they leave invalid are refused
-        # here rather than repaired by the registry's own repair= (its json-text default) in the pipeline.
-        entry = registry.get(original)
-        assert entry is not None
-        if not entry.validator.is_valid(arguments):
-            fixed = repair(arguments, entry.input_schema, entry.validator, fixes, known_invalid=True) if fixes else None
-            if fixed is None:
-                return _outcome({"result": invalid_arguments_result(entry.validator.errors(arguments))})
-            arguments, notes = fixed
-            logger.info("mcptools: repaired the arguments of %r: %s", original, "; ".join(notes))
-    return original, arguments, notes
+    return original, tools.exported[original].from_provider(arguments)
 
 
-def _call(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
-    """The one way a provider call reaches the tool: the registry's own ``tools/call`` pipeline."""
-    return registry.handle(_request(name, arguments))
+def _call(registry: ToolRegistry, name: str, arguments: dict[str, Any], fixes: frozenset[str] | None) -> Outcome:
+    """The one way a provider call reaches the tool: the registry's own ``tools/call`` pipeline, which validates
+    once and, for arguments that fail, makes the repairs ``run(..., repair=...)`` chose (``fixes``; ``None``: the
+    registry's own ``repair=``)."""
+    token = CALL_REPAIRS.set(fixes)
+    try:
+        return _outcome(registry.handle(_request(name, arguments)))
+    finally:
+        CALL_REPAIRS.reset(token)
 
 
-async def _acall(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
-    return await registry.handle_async(_request(name, arguments))
-
-
-def _finish(outcome: Outcome, notes: list[str]) -> Outcome:
-    return ("\n".join([*notes, outcome[0]]), outcome[1]) if notes else outcome
+async def _acall(registry: ToolRegistry, name: str, arguments: dict[str, Any], fixes: frozenset[str] | None) -> Outcome:
+    token = CALL_REPAIRS.set(fixes)
+    try:
+        return _outcome(await registry.handle_async(_request(name, arguments)))
+    finally:
+        CALL_REPAIRS.reset(token)
 
 
 def _fixes(repair_option: object) -> frozenset[str] | None:
@@ -192,12 +184,8 @@ def call_all(registry: ToolRegistry, tools: Toolset, calls: Iterable[Call], repa
     fixes = _fixes(repair_option)
     outcomes: list[Outcome] = []
     for call in calls:
-        prepared = _prepare(registry, tools, call, fixes)
-        if len(prepared) == 2:
-            outcomes.append(prepared)
-            continue
-        name, arguments, notes = prepared
-        outcomes.append(_finish(_outcome(_call(registry, name, arguments)), notes))
+        prepared = _prepare(tools, call)
+        outcomes.append(_call(registry, *prepared, fixes) if isinstance(prepared[1], dict) else prepared)
     return outcomes
 
 
@@ -209,11 +197,8 @@ async def acall_all(
     fixes = _fixes(repair_option)
 
     async def one(call: Call) -> Outcome:
-        prepared = _prepare(registry, tools, call, fixes)
-        if len(prepared) == 2:
-            return prepared  # type: ignore[no-any-return]
-        name, arguments, notes = prepared
-        return _finish(_outcome(await _acall(registry, name, arguments)), notes)
+        prepared = _prepare(tools, call)
+        return await _acall(registry, *prepared, fixes) if isinstance(prepared[1], dict) else prepared
 
     # Calls of one batch run concurrently; gather keeps their order.
     return list(await asyncio.gather(*(one(call) for call in calls)))
