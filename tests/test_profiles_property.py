@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 from provider_support import tools, values
 
 from mcptools import ToolRegistry, compile_schema, validate
@@ -42,7 +43,8 @@ def provider_schema(exported: Exported) -> dict[str, Any]:
     return as_json_schema(exported.schema) if exported.profile == "gemini" else exported.schema
 
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Full count under the ci profile; a quarter under dev, as every property test here.
+SETTINGS = settings(max_examples=scaled(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _round_trip(profile: str, data: st.DataObject, schema: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_support import scaled
 from provider_support import tools, values
 
 from mcptools import ToolDefinitionError, ToolRegistry, call_tool, compile_schema, validate
@@ -232,7 +233,8 @@ def test_readme_table_lists_every_repair() -> None:
 
 # -- properties ----------------------------------------------------------------------------------------------
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Full count under the ci profile; a quarter under dev, as every property test here.
+SETTINGS = settings(max_examples=scaled(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _mistake(value: Any) -> st.SearchStrategy[Any]:
