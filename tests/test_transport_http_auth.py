@@ -299,8 +299,10 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def served_with_token() -> Iterator[str]:
+    """One ``mcptools serve --bearer-token-env`` for the module's tests: each only sends requests (a refused one,
+    or a client's own session), so they need not pay a server process each."""
     port = _free_port()
     env = {**os.environ, "MCP_TEST_TOKEN": "tok-" + os.urandom(8).hex()}
     process = subprocess.Popen(

@@ -553,16 +553,24 @@ def test_derived_wrappers_stay_on_the_generated_errors_path() -> None:
     assert checker.errors({"a": {}, "b": 1}) == ["missing required property 'a.z'", "property 'b' must be object"]
 
 
-def test_cache_under_threads() -> None:
+def test_cache_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
+    from mcptools._validation import cache
+
+    # More distinct schemas than the cache holds, so threads race on lookups, inserts and evictions all along.
+    # The cache is made small for this test: the races are the same at 32 entries as at 512, and every miss
+    # compiles a schema, so a full-size cache would make this test compile thousands.
+    monkeypatch.setattr(cache, "_MAX_ENTRIES", 32)
+    distinct = 45
+
     def work(i: int) -> list[str]:
-        schema = {"type": "object", "properties": {f"q{i % 700}": {"type": "integer"}}}
-        return validate({f"q{i % 700}": "x"}, schema)
+        schema = {"type": "object", "properties": {f"q{i % distinct}": {"type": "integer"}}}
+        return validate({f"q{i % distinct}": "x"}, schema)
 
     with ThreadPoolExecutor(8) as pool:
-        results = list(pool.map(work, range(3000)))
-    assert all(result == [f"property 'q{i % 700}' must be integer"] for i, result in enumerate(results))
+        results = list(pool.map(work, range(400)))
+    assert all(result == [f"property 'q{i % distinct}' must be integer"] for i, result in enumerate(results))
 
 
 def test_the_code_writer_indents_blocks_and_gives_an_empty_one_its_pass() -> None:
