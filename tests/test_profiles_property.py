@@ -43,7 +43,7 @@ def provider_schema(exported: Exported) -> dict[str, Any]:
     return as_json_schema(exported.schema) if exported.profile == "gemini" else exported.schema
 
 
-# Full count under the ci profile; a quarter under dev, as every property test here.
+# Full count under the ci profile, fewer under dev, as every property test here.
 SETTINGS = settings(max_examples=scaled(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

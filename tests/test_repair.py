@@ -233,7 +233,7 @@ def test_readme_table_lists_every_repair() -> None:
 
 # -- properties ----------------------------------------------------------------------------------------------
 
-# Full count under the ci profile; a quarter under dev, as every property test here.
+# Full count under the ci profile, fewer under dev, as every property test here.
 SETTINGS = settings(max_examples=scaled(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
