@@ -15,10 +15,27 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Annotated, Any, Literal
 
+import pytest
 from hypothesis import strategies as st
 from typing_extensions import NotRequired, TypedDict
 
 from mcptools import Param, ToolError, ToolRegistry
+
+
+class Imported:
+    """An SDK module imported when a test first reads from it, and that test skipped when it is absent.
+
+    The SDKs take seconds to import and every xdist worker collects every test module: imported at a module's
+    top, each worker paid for all three SDKs whether or not it ran a test that uses them.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("_"):
+            raise AttributeError(attribute)  # pytest probing what this object is, at collection: not a test's read
+        return getattr(pytest.importorskip(self._name), attribute)
 
 
 class Place(TypedDict):
@@ -92,6 +109,7 @@ def replay_server(responses: list[dict[str, Any]]) -> Iterator[tuple[str, Replay
 
 
 # -- random derived tools and values, for the property tests --------------------------------------------------
+
 
 class Point(TypedDict):
     x: int
@@ -179,7 +197,6 @@ def values(node: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy
             optional={k: values(v, root, depth + 1) for k, v in properties.items() if k not in required},
         )
     return st.none()
-
 
 
 __all__ = ["POOL", "Place", "Replay", "agent_registry", "replay_server", "tools", "values"]

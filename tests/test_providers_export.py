@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from provider_support import agent_registry
+from provider_support import Imported, agent_registry
 
 from mcptools import ToolDefinitionError, ToolRegistry, validate
 from mcptools._profiles import PROFILES, export_schema
@@ -16,26 +16,10 @@ from mcptools.providers import gemini as p_gemini
 from mcptools.providers import openai as p_openai
 
 pydantic = pytest.importorskip("pydantic")
-
-
-class _Imported:
-    """An SDK module imported when a test first reads from it, and that test skipped when it is absent.
-
-    The SDKs' type modules take seconds to import, and every xdist worker collects this file: imported at its
-    top, each worker paid for all three whether or not it ran a test that checks against them.
-    """
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(pytest.importorskip(self._name), attribute)
-
-
-chat_types: Any = _Imported("openai.types.chat")
-responses_types: Any = _Imported("openai.types.responses")
-anthropic_types: Any = _Imported("anthropic.types")
-gtypes: Any = _Imported("google.genai.types")
+chat_types: Any = Imported("openai.types.chat")
+responses_types: Any = Imported("openai.types.responses")
+anthropic_types: Any = Imported("anthropic.types")
+gtypes: Any = Imported("google.genai.types")
 
 SCHEMAS = sorted((Path(__file__).parent / "stubgen_schemas").glob("*.json"))
 

@@ -11,17 +11,16 @@ import asyncio
 import json
 from typing import Any
 
-import pytest
-from provider_support import agent_registry, replay_server
+from provider_support import Imported, agent_registry, replay_server
 
 from mcptools.providers import anthropic as p_anthropic
 from mcptools.providers import gemini as p_gemini
 from mcptools.providers import openai as p_openai
 
-openai = pytest.importorskip("openai")
-anthropic = pytest.importorskip("anthropic")
-genai = pytest.importorskip("google.genai")
-from google.genai import types as gtypes  # noqa: E402
+openai: Any = Imported("openai")
+anthropic: Any = Imported("anthropic")
+genai: Any = Imported("google.genai")
+gtypes: Any = Imported("google.genai.types")
 
 PLACE_TEXT = json.dumps({"city": "Paris"})
 GOOD = "Paris: sunny for 1 days"
