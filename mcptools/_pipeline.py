@@ -8,10 +8,11 @@ The contract's bare ``call_tool`` (``validate-and-call.md``: a ``{name: (schema,
 here too: an unknown tool is a JSON-RPC error ``-32602``, invalid arguments an ``isError`` result whose one text
 reads ``"Invalid arguments: " + "; ".join(errors)``, and a valid call returns ``str()`` of the function's value.
 
-Every entry takes this road. ``registry.handle``, ``handle_async``, stdio, HTTP and the in-memory client all
-reach it through the protocol engine, which classifies each message once and calls ``prepare_call`` once; the bare
-``call_tool`` shares ``find_tool`` and ``read_arguments`` (its contract then validates against the raw schema it
-was handed and converts nothing).
+Every entry takes this road. ``registry.handle``, ``handle_async``, stdio, HTTP, the in-memory client,
+``mcptools.testing.Client`` and the providers' ``run`` all reach it through the protocol engine, which classifies
+each message once and calls ``prepare_call`` once (a provider run's own ``repair=`` reaches the repair hook, not a
+check of its own); the bare ``call_tool`` shares ``find_tool`` and ``read_arguments`` (its contract then validates
+against the raw schema it was handed and converts nothing). ``tests/test_pipeline.py`` counts it per entry.
 
 The run rule: an ``async def`` tool is awaited. A sync tool runs inline when the entry is synchronous
 (``registry.handle``: there is no event loop to block, the caller's thread does the work) and in a worker thread
