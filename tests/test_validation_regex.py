@@ -239,3 +239,27 @@ def test_nested_repeats_never_reach_re(pattern: str) -> None:
     if _repeats_something_ambiguous(parse(source)):
         assert isinstance(compile_pattern(pattern, "#"), NFAMatcher)
         assert not runs_in_linear_time(parse(source))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "accepted", "refused"),
+    [
+        ("^[a&&b]$", "&", "c"),
+        ("^[a||b]$", "|", "c"),
+        ("^[~~]$", "~", "a"),
+        ("^[+--]$", ",", "a"),
+        ("^[--z]$", "m", "!"),
+        ("^[[a]$", "[", "b"),
+    ],
+)
+def test_set_syntax_characters_in_a_class_are_literal_and_raise_no_warning(
+    pattern: str, accepted: str, refused: str
+) -> None:
+    # re warns (FutureWarning) where a later Python may read these as set operations; under -W error, or a
+    # test run turning warnings into errors, that warning was an exception out of compile_schema.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        validator = compile_schema({"pattern": pattern})
+    assert validator.is_valid(accepted) and not validator.is_valid(refused)

@@ -100,8 +100,9 @@ def translate_pattern(pattern: str, where: str) -> str:
         if in_class:
             if c == "]":
                 in_class = False
-            elif c == "[":
-                out.append("\\[")
+            elif c == "[" or (c in "&|~" and pattern.startswith(c, i + 1)):
+                # Literal in an ECMA class; re reads "[", "&&", "||" and "~~" there as (future) set syntax.
+                out.append("\\" + c)
                 i += 1
                 continue
             out.append(c)
@@ -177,6 +178,7 @@ def compile_pattern(pattern: Any, where: str) -> PatternMatcher:
     backreference or long lookaround in a risky place, or counted repeats too big to expand) is refused.
     """
     import re
+    import warnings
 
     # Imported here, not at the top: ``import mcptools`` should not pay for the parser, the NFA and the rule.
     from .backtrack import needs_memory, runs_in_linear_time
@@ -188,7 +190,11 @@ def compile_pattern(pattern: Any, where: str) -> PatternMatcher:
     source = translate_pattern(pattern, where)
     try:
         # re is the judge of syntax (a public, stable contract); our parser then reads only source re accepts.
-        compiled = re.compile(source)
+        with warnings.catch_warnings():
+            # "Possible set difference" for a class holding "--", which re reads today as ECMA does (a range
+            # or a literal hyphen); the translator escapes the other set-syntax characters.
+            warnings.simplefilter("ignore", FutureWarning)
+            compiled = re.compile(source)
         tree = parse(source)
     except re.error as exc:
         raise SchemaError(f"pattern {pattern!r} at '{where}' is not a valid regular expression: {exc}") from None
