@@ -179,6 +179,11 @@ WRAPPED = [
         {"q": 1},
         "property 'q' must be object or boolean",
     ),
+    # A const or an enum with no "type" takes only its values' types: the metaschema's "type" keyword is
+    # anyOf [an enum of names, an array of them], and 5 there must not read as if only the names were allowed.
+    ({"anyOf": [{"const": 1}, {"type": "string"}]}, True, "value must be number or string"),
+    ({"anyOf": [{"enum": ["a", "b"]}, {"type": "array"}]}, 5, "value must be string or array"),
+    ({"anyOf": [{"enum": [None, {"a": 1}]}, {"type": "string"}]}, 5, "value must be null, object or string"),
 ]
 
 

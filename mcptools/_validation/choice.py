@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, final
 
-from mcptools._json import JSON_TYPES
+from mcptools._json import JSON_TYPES, json_type_name
 
 from .keywords import Spec, SpecTable
 from .messages import const_predicate, enum_predicate, type_predicate
@@ -92,8 +92,20 @@ def _join(options: list[list[str] | None]) -> list[str] | None:
     return list(dict.fromkeys(found))
 
 
+def _value_types(values: list[Any]) -> list[str] | None:
+    """The JSON types of a const's or an enum's values; a number is ``number`` (``1`` also takes ``1.0``)."""
+    found: list[str] = []
+    for value in values:
+        name = json_type_name(value)
+        if name not in JSON_TYPES:
+            return None  # not a JSON value: no claim about its type
+        found.append("number" if name == "integer" else name)
+    return list(dict.fromkeys(found))
+
+
 def branch_types(specs: SpecTable, node: Located, depth: int = 0) -> list[str] | None:
-    """The JSON types a subschema can accept at all, seen through allOf, $ref, anyOf and oneOf; ``None``: any.
+    """The JSON types a subschema can accept at all (its ``type``, and its const's or enum's values' types), seen
+    through allOf, $ref, anyOf and oneOf; ``None``: any.
 
     Only ever a superset of the truth (a wrapper it cannot see through counts as any type), so a message built
     on it never claims the schema accepts less than it does.
@@ -104,6 +116,10 @@ def branch_types(specs: SpecTable, node: Located, depth: int = 0) -> list[str] |
     if depth > 16:
         return spec.types
     types = spec.types
+    if spec.const is not None:
+        types = _meet(types, _value_types([spec.const[0]]))
+    if spec.enum is not None:
+        types = _meet(types, _value_types(list(spec.enum)))
     if spec.ref is not None and spec.dynamic_name is None:
         types = _meet(types, branch_types(specs, spec.ref, depth + 1))
     for part in spec.all_of:
