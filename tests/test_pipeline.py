@@ -31,17 +31,25 @@ from mcptools.testing import Client
 
 
 class CountingValidator:
-    """Stands in for a tool's validator and counts the validations (``is_valid`` is what every call runs)."""
+    """Stands in for a tool's validator and counts the validations: ``is_valid`` (what every call runs) and
+    ``errors`` (the error path, which only a failed ``is_valid`` may take), apart and together."""
 
     def __init__(self, inner: Validator) -> None:
         self.inner = inner
-        self.count = 0
+        self.checks = 0
+        self.error_runs = 0
+
+    @property
+    def count(self) -> int:
+        """Every pass over the arguments: a valid call makes one, an invalid one two (the check, then its errors)."""
+        return self.checks + self.error_runs
 
     def is_valid(self, instance: Any) -> bool:
-        self.count += 1
+        self.checks += 1
         return self.inner.is_valid(instance)
 
     def errors(self, instance: Any) -> list[str]:
+        self.error_runs += 1
         return self.inner.errors(instance)
 
 
@@ -130,11 +138,11 @@ def test_handle_async_validates_once(name: str, modern: bool) -> None:
     assert counters[name].counts() == (1, 1)
 
 
-def test_invalid_arguments_are_validated_once_and_the_errors_read_from_that_one_check() -> None:
+def test_invalid_arguments_are_checked_once_and_their_errors_collected_once() -> None:
     registry, counters = build()
     response = registry.handle(call_message("plain", modern=False, arguments={"city": 5}))
     assert text_of(response) == "Invalid arguments: property 'city' must be string"
-    assert counters["plain"].validator.count == 1
+    assert (counters["plain"].validator.checks, counters["plain"].validator.error_runs) == (1, 1)
     assert counters["plain"].converter.count == 0  # invalid arguments are never converted
 
 
