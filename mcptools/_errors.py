@@ -4,6 +4,7 @@
     ├── ToolDefinitionError         (also a TypeError) a tool cannot be defined as written; raised at decoration
     ├── SchemaError                 (also a ValueError) a JSON Schema is not valid; raised when it is compiled
     ├── ToolError                   raised BY a tool: its message goes to the model as an isError result
+    │   └── ElicitationError        (``mcptools._elicit``) the user's answer to ``ctx.elicit`` does not fit the form
     ├── ProtocolError               answer the request with this JSON-RPC error instead of a result
     ├── ClientRequestError          the client answered a Context request (elicit, sample, roots) with an error
     ├── LifespanError               (also a RuntimeError) ``ctx.state`` read while the lifespan is not running

@@ -80,6 +80,18 @@ def test_every_public_exception_derives_from_the_one_base() -> None:
     assert issubclass(mcptools.SchemaError, ValueError)
 
 
+def test_the_drawn_error_tree_names_every_public_exception() -> None:
+    import mcptools._errors
+    from mcptools._target import TargetError
+
+    drawn = mcptools._errors.__doc__ or ""
+    public = [getattr(mcptools, name) for name in mcptools.__all__]
+    exceptions = [item for item in public if isinstance(item, type) and issubclass(item, BaseException)]
+    assert len(exceptions) >= 8
+    for error in [*exceptions, TargetError]:
+        assert f" {error.__name__} " in drawn, f"{error.__name__} is missing from the tree in mcptools._errors"
+
+
 def test_version_comes_from_the_package_metadata_without_costing_the_import() -> None:
     import subprocess
     import sys
