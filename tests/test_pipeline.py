@@ -20,11 +20,13 @@ import pytest
 from http_support import META, call, initialize, stateless_headers
 
 import mcptools._pipeline
-from mcptools import Context, ToolRegistry, call_tool
+from mcptools import Context, Middleware, RequestInfo, ToolRegistry, call_tool
+from mcptools._middleware import RequestNext, Response
 from mcptools._transports.asgi import StreamableHTTPApp
 from mcptools._transports.memory import MemoryClient
 from mcptools._transports.stdio import serve_stdio_async
 from mcptools._validation import Validator, validate
+from mcptools.middleware import LogCalls, Timing
 from mcptools.providers import anthropic as p_anthropic
 from mcptools.providers import openai as p_openai
 from mcptools.testing import Client
@@ -75,9 +77,9 @@ class Counters:
         return self.validator.count, self.converter.count
 
 
-def build() -> tuple[ToolRegistry, dict[str, Counters]]:
+def build(middleware: tuple[Middleware, ...] = ()) -> tuple[ToolRegistry, dict[str, Counters]]:
     # ``on: date`` needs converting (the tool reads ``on.year``), so every call also runs the converter.
-    registry = ToolRegistry("counted")
+    registry = ToolRegistry("counted", middleware=middleware)
 
     @registry.tool
     def plain(city: str, on: date = date(2000, 1, 1)) -> str:
@@ -135,6 +137,40 @@ def test_handle_async_validates_once(name: str, modern: bool) -> None:
     registry, counters = build()
     response = asyncio.run(registry.handle_async(call_message(name, modern=modern)))
     assert text_of(response) == EXPECTED[name]
+    assert counters[name].counts() == (1, 1)
+
+
+class PassRequests(Middleware):
+    """A request layer that only passes requests on."""
+
+    async def on_request(self, request: RequestInfo, request_next: RequestNext) -> Response:
+        return await request_next(request)
+
+
+# Middleware wraps the call (call layers, which registry.handle drives without a loop; a request layer, which
+# sends registry.handle down the engine's async road): still one check, one conversion.
+def call_layers() -> tuple[Middleware, ...]:
+    return Timing(), LogCalls()
+
+
+def request_layer() -> tuple[Middleware, ...]:
+    return PassRequests(), Timing()
+
+
+MIDDLEWARE: dict[str, Callable[[], tuple[Middleware, ...]]] = {
+    "call layers": call_layers,
+    "request layer": request_layer,
+}
+
+
+@pytest.mark.parametrize("layers", sorted(MIDDLEWARE))
+@pytest.mark.parametrize("name", TOOLS)
+def test_handle_with_middleware_validates_once(name: str, layers: str) -> None:
+    registry, counters = build(MIDDLEWARE[layers]())
+    assert text_of(registry.handle(call_message(name, modern=True))) == EXPECTED[name]
+    assert counters[name].counts() == (1, 1)
+    registry, counters = build(MIDDLEWARE[layers]())
+    assert text_of(asyncio.run(registry.handle_async(call_message(name, modern=False)))) == EXPECTED[name]
     assert counters[name].counts() == (1, 1)
 
 
