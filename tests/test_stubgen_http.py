@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+import mcptools
 from mcptools._stubgen import StubgenError, fetch_tools, generate_stubs, stubgen_main
 from mcptools._target import load_registry
 from mcptools._transports import create_app
@@ -126,6 +127,7 @@ class _LegacyHandler(BaseHTTPRequestHandler):
 
     sessions: ClassVar[set[str]] = set()
     seen: ClassVar[list[tuple[str, dict[str, str]]]] = []
+    client_info: ClassVar[list[Any]] = []  # what the client called itself: 2026-07-28 _meta, then initialize
     pages: ClassVar[dict[str | None, dict[str, Any]]] = {
         None: {"tools": [{"name": "alpha", "inputSchema": {"type": "object"}}], "nextCursor": "page-2"},
         "page-2": {"tools": [{"name": "beta", "inputSchema": {"type": "object"}}]},
@@ -134,6 +136,11 @@ class _LegacyHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         type(self).seen.append((message["method"], {name.lower(): value for name, value in self.headers.items()}))
+        params = message.get("params", {})
+        if message["method"] == "initialize":
+            type(self).client_info.append(params.get("clientInfo"))
+        elif "_meta" in params:
+            type(self).client_info.append(params["_meta"].get("io.modelcontextprotocol/clientInfo"))
         session = self.headers.get("Mcp-Session-Id")
         if message["method"] == "initialize":
             type(self).sessions.add("s-1")
@@ -167,9 +174,11 @@ class _LegacyHandler(BaseHTTPRequestHandler):
         pass
 
 
-def test_url_falls_back_to_the_handshake_and_follows_pages() -> None:
+def test_url_falls_back_to_the_handshake_and_follows_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mcptools, "__version__", "9.9.9+test", raising=False)
     _LegacyHandler.sessions.clear()
     _LegacyHandler.seen.clear()
+    _LegacyHandler.client_info.clear()
     server, url = _serve(_LegacyHandler)
     try:
         tools = fetch_tools(url, headers={"Authorization": "Bearer token"})
@@ -186,6 +195,9 @@ def test_url_falls_back_to_the_handshake_and_follows_pages() -> None:
     assert later_headers["mcp-session-id"] == "s-1"
     assert later_headers["mcp-protocol-version"] == "2025-06-18"
     assert all(headers["authorization"] == "Bearer token" for _, headers in _LegacyHandler.seen)
+    # The client names itself with the package's own version (the metadata's, not a copy of it).
+    stubgen = {"name": "mcptools-stubgen", "version": "9.9.9+test"}
+    assert _LegacyHandler.client_info == [stubgen, stubgen]
 
 
 def test_url_that_answers_nothing_useful_is_an_error() -> None:

@@ -15,6 +15,7 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any, final
 
+import mcptools
 from mcptools._stubgen._render import generate_stubs
 
 __all__ = [
@@ -29,7 +30,6 @@ __all__ = [
 
 CURRENT_REVISION = "2026-07-28"
 LEGACY_REVISION = "2025-11-25"
-_CLIENT_INFO = {"name": "mcptools-stubgen", "version": "0.1.0"}
 _MAX_PAGES = 1000
 
 
@@ -140,16 +140,17 @@ def _list_pages(client: _HttpClient, meta: dict[str, Any] | None, headers: Mappi
 def fetch_tools(url: str, headers: Mapping[str, str] | None = None, timeout: float = 30.0) -> list[Any]:
     """A running server's tools over Streamable HTTP: 2026-07-28 first, then the initialize handshake."""
     client = _HttpClient(url, headers or {}, timeout)
+    client_info = {"name": "mcptools-stubgen", "version": mcptools.__version__}
     meta = {
         "io.modelcontextprotocol/protocolVersion": CURRENT_REVISION,
-        "io.modelcontextprotocol/clientInfo": _CLIENT_INFO,
+        "io.modelcontextprotocol/clientInfo": client_info,
         "io.modelcontextprotocol/clientCapabilities": {},
     }
     try:
         return _list_pages(client, meta, {"MCP-Protocol-Version": CURRENT_REVISION})
     except StubgenError as modern_error:
         first_failure = modern_error
-    initialize = {"protocolVersion": LEGACY_REVISION, "capabilities": {}, "clientInfo": _CLIENT_INFO}
+    initialize = {"protocolVersion": LEGACY_REVISION, "capabilities": {}, "clientInfo": client_info}
     response, response_headers = client.request("initialize", initialize, {})
     result = response.get("result") if isinstance(response, Mapping) else None
     if not isinstance(result, Mapping):
