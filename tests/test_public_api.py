@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import mcptools
 
 EXPECTED = [
@@ -84,12 +87,16 @@ def test_the_drawn_error_tree_names_every_public_exception() -> None:
     import mcptools._errors
     from mcptools._target import TargetError
 
-    drawn = mcptools._errors.__doc__ or ""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     public = [getattr(mcptools, name) for name in mcptools.__all__]
     exceptions = [item for item in public if isinstance(item, type) and issubclass(item, BaseException)]
     assert len(exceptions) >= 8
-    for error in [*exceptions, TargetError]:
-        assert f" {error.__name__} " in drawn, f"{error.__name__} is missing from the tree in mcptools._errors"
+    for where, drawn in (("mcptools._errors", mcptools._errors.__doc__ or ""), ("README.md", readme)):
+        assert re.search(r"^ +MCPToolsError\b", drawn, flags=re.M), f"the root is missing in {where}"
+        for error in [*exceptions, TargetError]:
+            if error is mcptools.MCPToolsError:
+                continue
+            assert f"── {error.__name__} " in drawn, f"{error.__name__} is missing from the tree in {where}"
 
 
 def test_version_comes_from_the_package_metadata_without_costing_the_import() -> None:
