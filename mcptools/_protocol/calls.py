@@ -102,6 +102,16 @@ class ToolCaller:
     # Per tool name: the tool and whether the registry's repairs could ever reach its arguments (could_repair),
     # so an invalid call to a tool no repair can help skips the repair walk.
     _repairable: dict[str, tuple[Tool, frozenset[str], bool]] = field(default_factory=dict)
+    # The pipeline's hooks as bound once: every call passes them, and binding a method per call is measurable.
+    repair_hook: Repair = field(init=False)
+    _adapt_bound: Adapt = field(init=False)
+
+    def __post_init__(self) -> None:
+        # The pipeline's repair hook. Always given: the pipeline calls it only for arguments that failed its one
+        # validation, and only then is it worth reading which repairs apply (the registry's ``repair=``, or
+        # those a provider's ``run(..., repair=...)`` chose for its calls, ``CALL_REPAIRS``).
+        self.repair_hook = self._repair
+        self._adapt_bound = self._adapt
 
     def _answers(
         self, call: Routed, params: dict[str, Any], name: str, arguments: dict[str, Any]
@@ -144,15 +154,9 @@ class ToolCaller:
             self.registry.get,
             expose_errors=self.registry.expose_errors,
             carried=carried,
-            repair=self.repair_hook(),
+            repair=self.repair_hook,
             adapt=self.adapt_hook(),
         )
-
-    def repair_hook(self) -> Repair:
-        """The pipeline's repair hook. Always given: the pipeline calls it only for arguments that failed its one
-        validation, and only then is it worth reading which repairs apply (the registry's ``repair=``, or those a
-        provider's ``run(..., repair=...)`` chose for its calls, ``CALL_REPAIRS``)."""
-        return self._repair
 
     def _repair(self, tool: Tool, arguments: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]] | None:
         chosen = CALL_REPAIRS.get()
@@ -169,7 +173,7 @@ class ToolCaller:
 
     def adapt_hook(self) -> Adapt | None:
         """The registry's ``profile=`` as the pipeline's hook; ``None`` when it publishes schemas as they are."""
-        return self._adapt if self.registry.exports else None
+        return self._adapt_bound if self.registry.exports else None
 
     def _adapt(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         exported = self.registry.exports.get(name)

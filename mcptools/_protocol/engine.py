@@ -402,13 +402,14 @@ class Engine:
                 # table that has tools/call. Same preparation and run as below.
                 request_id = message["id"]
                 expose_errors = self.registry.expose_errors
+                calls = self.calls
                 try:
                     prepared = prepare_call(
                         params,
                         self.registry.get,
                         expose_errors=expose_errors,
-                        repair=self.calls.repair_hook(),
-                        adapt=self.calls.adapt_hook(),
+                        repair=calls.repair_hook,
+                        adapt=calls.adapt_hook(),
                     )
                 except ProtocolError as problem:
                     return error_response(request_id, problem.code, problem.message, problem.data)
