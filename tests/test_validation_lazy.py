@@ -115,6 +115,29 @@ def test_a_hook_captured_before_the_first_call_keeps_answering_after_it() -> Non
     assert captured_errors(1) == ["value must be string"]
 
 
+def test_a_hook_kept_from_before_the_build_forwards_without_taking_the_build_lock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Taking the lock on every call doubled is_valid's cost for a caller who kept the hook (as the validation
+    # benchmark did); once built, the hook only forwards.
+    from mcptools._validation import compile as compile_module
+
+    validator = compile_schema({"type": "object", "properties": {"a": {"type": "integer"}}})
+    kept_valid, kept_errors = validator.is_valid, validator.errors
+    assert kept_valid({"a": 1})
+
+    class NoLock:
+        def __enter__(self) -> None:
+            raise AssertionError("the build lock was taken after the build")
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    monkeypatch.setattr(compile_module, "_BUILD_LOCK", NoLock())
+    assert kept_valid({"a": 1}) and not kept_valid({"a": "x"})
+    assert kept_errors({"a": "x"}) == ["property 'a' must be integer"]
+
+
 def test_threads_racing_the_first_call_all_get_right_answers() -> None:
     schema = {
         "type": "object",

@@ -99,12 +99,16 @@ class Validator:
         self._ensure_built()
         return self._source
 
+    # A caller may have kept the hook itself (``check = validator.is_valid`` before any call): once built, the
+    # hook only forwards, without taking the build lock.
     def _first_is_valid(self, instance: Any) -> bool:
-        self._ensure_built()
+        if self._checked is not None:
+            self._ensure_built()
         return self.is_valid(instance)
 
     def _first_errors(self, instance: Any) -> list[str]:
-        self._ensure_built()
+        if self._checked is not None:
+            self._ensure_built()
         return self.errors(instance)
 
     def _ensure_built(self) -> None:
