@@ -8,7 +8,6 @@ JSON by hand.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeAlias, final
 
@@ -28,6 +27,8 @@ def _base64(data: bytes | str) -> str:
     # not.
     if isinstance(data, str):
         return data
+    import base64  # lazily: only binary content needs it
+
     return base64.b64encode(bytes(data)).decode("ascii")
 
 

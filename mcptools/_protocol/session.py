@@ -8,7 +8,6 @@ can stop them). A 2026-07-28 request carries all of that in ``_meta`` and gets a
 from __future__ import annotations
 
 import itertools
-import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, final
 
@@ -79,6 +78,8 @@ class Session:
         """A random, unguessable id of visible ASCII (as Streamable HTTP requires of Mcp-Session-Id), made on
         first use: most sessions (one per stateless request) never need one."""
         if self._id is None:
+            import secrets  # lazily: see _protocol/state.py
+
             self._id = secrets.token_urlsafe(24)
         return self._id
 

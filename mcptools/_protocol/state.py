@@ -11,10 +11,7 @@ process).
 
 from __future__ import annotations
 
-import base64
 import binascii
-import hashlib
-import hmac
 import json
 import os
 import time
@@ -26,17 +23,27 @@ SECRET_ENV: Final = "MCPTOOLS_STATE_SECRET"
 _DEFAULT_LIFETIME: Final = 3600.0
 
 
+# base64, hashlib and hmac are imported where used: this module loads with ``import mcptools``, and they (with
+# OpenSSL's bindings) are a tenth of its import time, paid only by servers that seal state.
+
+
 def _b64encode(raw: bytes) -> str:
+    import base64
+
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
 def _b64decode(text: str) -> bytes:
+    import base64
+
     padded = text + "=" * (-len(text) % 4)
     return base64.urlsafe_b64decode(padded.encode("ascii"))
 
 
 def arguments_digest(arguments: object) -> str:
     """A short fingerprint of a call's arguments, so state from one call cannot be replayed on another."""
+    import hashlib
+
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
 
@@ -54,6 +61,9 @@ class StateSealer:
         self.lifetime = lifetime
 
     def _mac(self, body: bytes) -> bytes:
+        import hashlib
+        import hmac
+
         return hmac.new(self._key, body, hashlib.sha256).digest()
 
     def seal(self, payload: dict[str, Any], *, purpose: str) -> str:
@@ -76,6 +86,8 @@ class StateSealer:
         # Only the canonical spelling opens: base64 tolerates stray bits in the last character.
         if _b64encode(body) != body_text or _b64encode(mac) != mac_text:
             return None
+        import hmac
+
         if not hmac.compare_digest(mac, self._mac(body)):
             return None
         try:

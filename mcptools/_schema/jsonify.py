@@ -21,7 +21,6 @@ form raises ``NotJSON``, which the result builder answers for; ``model.to_json``
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import dataclasses
 import inspect
@@ -81,6 +80,8 @@ def jsonify(value: Any, path: str = "") -> Any:
 
         return dump_url(value)
     if isinstance(value, (bytearray, memoryview)):
+        import base64  # lazily: only binary results need it
+
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return {
