@@ -16,24 +16,11 @@ from typing import Annotated, Any, NamedTuple
 import annotated_types
 import pydantic
 import pytest
+from derive_support import call, text_of
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from mcptools import ToolDefinitionError, ToolRegistry
 from mcptools._schema import derive_tool
-
-
-def call(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    response = registry.handle(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-    )
-    assert response is not None
-    result: dict[str, Any] = response["result"]
-    return result
-
-
-def text_of(result: dict[str, Any]) -> str:
-    text: str = result["content"][0]["text"]
-    return text
 
 
 class Shrimp(BaseModel):

@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypedDict
 
 import pydantic
 import pytest
+from derive_support import call, single
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_support import scaled
@@ -25,29 +26,6 @@ from mcptools import Param, ToolDefinitionError, ToolRegistry
 from mcptools._schema import derive_tool
 
 UTC_PLUS_1 = dt.timezone(dt.timedelta(hours=1))
-
-
-def call(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    response = registry.handle(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-    )
-    assert response is not None
-    result: dict[str, Any] = response["result"]
-    return result
-
-
-def single(annotation: Any) -> tuple[ToolRegistry, list[Any]]:
-    """A registry with one tool ``t(value: annotation)`` that records what it was called with."""
-    seen: list[Any] = []
-
-    def t(value: Any) -> str:
-        seen.append(value)
-        return "ok"
-
-    t.__annotations__ = {"value": annotation, "return": str}
-    registry = ToolRegistry("std")
-    registry.tool(t)
-    return registry, seen
 
 
 # (annotation, schema, a JSON value, the Python value the tool gets)

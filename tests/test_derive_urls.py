@@ -13,6 +13,7 @@ import sys
 from typing import Annotated, Any, ClassVar, TypedDict
 
 import pytest
+from derive_support import call, single, text_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_support import scaled
@@ -35,34 +36,6 @@ from mcptools import ToolDefinitionError, ToolRegistry
 from mcptools._validation.cache import checker_for
 
 HTTP = "^(?:[hH][tT][tT][pP]|[hH][tT][tT][pP][sS]):"
-
-
-def call(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    response = registry.handle(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-    )
-    assert response is not None
-    result: dict[str, Any] = response["result"]
-    return result
-
-
-def text_of(result: dict[str, Any]) -> str:
-    text: str = result["content"][0]["text"]
-    return text
-
-
-def single(annotation: Any) -> tuple[ToolRegistry, list[Any]]:
-    """A registry with one tool ``t(value: annotation)`` that records what it was called with."""
-    seen: list[Any] = []
-
-    def t(value: Any) -> str:
-        seen.append(value)
-        return "ok"
-
-    t.__annotations__ = {"value": annotation, "return": str}
-    registry = ToolRegistry("urls")
-    registry.tool(t)
-    return registry, seen
 
 
 def schema_of(registry: ToolRegistry, name: str = "t") -> dict[str, Any]:
