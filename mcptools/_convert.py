@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, final
 
 from ._errors import ToolError
-from ._schema.jsonify import to_json
 from ._schema.model import (
     ArrayNode,
     ChoiceNode,
@@ -28,7 +27,6 @@ from ._schema.model import (
     UnionNode,
     disjoint_formats,
     find_tag,
-    may_convert,
     unwrap,
 )
 from ._schema.pydantic_support import (
@@ -41,7 +39,7 @@ from ._schema.pydantic_support import (
 )
 from ._validation.messages import keyword_predicate
 
-__all__ = ["Converter", "build_arguments_converter", "build_converter", "build_serializer"]
+__all__ = ["Converter", "build_arguments_converter", "build_converter"]
 
 Converter = Callable[[Any], Any]
 
@@ -285,11 +283,6 @@ def _arguments(
         return out
 
     return convert_arguments_and_rest
-
-
-def build_serializer(node: Node) -> Converter | None:
-    """Python value -> JSON value for a tool's return type; None when no conversion can be needed."""
-    return to_json if may_convert(node) else None
 
 
 def _identity(value: Any) -> Any:

@@ -10,7 +10,7 @@ from derive_support import Color, Level, Pair, Point
 from typing_extensions import NotRequired
 
 from mcptools import ImageContent
-from mcptools._convert import build_converter, build_serializer
+from mcptools._convert import build_converter
 from mcptools._schema import Param, derive_tool
 from mcptools._schema.hints import HintReader
 from mcptools._schema.jsonify import to_json
@@ -209,12 +209,6 @@ def test_to_json_of_each_kind() -> None:
     assert to_json(Pair(1, Color.GREEN)) == {"left": 1, "right": "green"}
     assert to_json({Color.RED: [Level.LOW]}) == {"red": [1]}
     assert to_json({1, "a"}) in (["a", 1], [1, "a"])
-
-
-def test_serializer_is_skipped_when_nothing_can_differ() -> None:
-    assert build_serializer(HintReader().read(dict[str, list[int]])) is None
-    assert build_serializer(HintReader().read(Point)) is to_json
-    assert build_serializer(HintReader().read(list[Color])) is to_json
 
 
 @pytest.mark.parametrize(
