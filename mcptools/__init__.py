@@ -8,7 +8,7 @@ derives from ``MCPToolsError`` (the tree is drawn in ``mcptools._errors``).
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from mcptools._pipeline import call_tool
+from mcptools._contract import call_tool
 from mcptools._content import AudioContent
 from mcptools._content import EmbeddedResource
 from mcptools._content import ImageContent

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._errors import ProtocolError, ToolDefinitionError
 from ._jsonrpc import MISSING_CLIENT_CAPABILITY
-from ._pipeline import run_coroutine as asyncio_run
 from ._serve import add_serve_arguments, run_serve
 from ._stubgen import add_stubgen_arguments, run_stubgen
 from ._target import TargetError, load_registry, target_argv
@@ -81,8 +80,10 @@ _T = TypeVar("_T")
 def _in_lifespan(registry: ToolRegistry, work: Callable[[], Coroutine[Any, Any, _T]]) -> _T | None:
     """``work()`` run to its end; ``None`` when the registry's lifespan failed to start or to close (said once on
     stderr with its traceback, as ``mcptools serve`` says it)."""
+    import asyncio
+
     try:
-        return asyncio_run(work())
+        return asyncio.run(work())
     except Exception:
         logging.getLogger("mcptools").exception("mcptools: the lifespan of %r failed", registry.name)
         return None

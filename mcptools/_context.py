@@ -24,10 +24,10 @@ from ._errors import InputRequired, ProtocolError
 from ._jsonrpc import INTERNAL_ERROR
 from ._protocol.revisions import LOG_LEVELS, MISSING_CLIENT_CAPABILITY, level_allows
 from ._protocol.session import Send, Session, discard
-from .auth import Principal, current_principal
 
 if TYPE_CHECKING:
     from ._elicit import Elicited
+    from .auth import Principal
 
 __all__ = ["Context", "ElicitResult", "InputRequest", "LogLevel"]
 
@@ -74,6 +74,7 @@ class Context(Generic[StateT]):
         "_log_level",
         "_logs_sent",
         "_logs_to_skip",
+        "_principal",
         "_progress_high",
         "_progress_token",
         "_send",
@@ -98,8 +99,10 @@ class Context(Generic[StateT]):
         close_stream: Callable[[], Awaitable[None]] | None = None,
         replay: Mapping[str, Any] | None = None,
         state: Callable[[], Any] | None = None,
+        principal: Principal | None = None,
     ) -> None:
         self.request_id = request_id
+        self._principal = principal
         self._state_of = state
         self._session = session
         self._send: Send = send if send is not None else discard
@@ -136,7 +139,7 @@ class Context(Generic[StateT]):
     def principal(self) -> Principal | None:
         """Who is calling: the verified token's principal when the HTTP server checks tokens
         (``mcptools.auth``), else ``None`` (stdio, or HTTP without authorization)."""
-        return current_principal()
+        return self._principal
 
     # -- cancellation -----------------------------------------------------------------------------------
 

@@ -26,9 +26,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from ._jsonrpc import INVALID_PARAMS
+
 __all__ = [
     "ClientRequestError",
     "InputRequired",
+    "InsufficientScope",
     "LifespanError",
     "MCPToolsError",
     "ProtocolError",
@@ -71,6 +74,15 @@ class ProtocolError(MCPToolsError):
         self.code = code
         self.message = message
         self.data = data
+
+
+class InsufficientScope(ProtocolError):
+    """A call to a tool whose scopes the caller lacks: to that caller the tool does not exist ("Unknown tool",
+    -32602), and an HTTP edge answers 403 ``insufficient_scope`` naming ``scopes`` so the client can step up."""
+
+    def __init__(self, name: str, scopes: Sequence[str]) -> None:
+        super().__init__(INVALID_PARAMS, f"Unknown tool: {name}")
+        self.scopes = tuple(scopes)
 
 
 class ClientRequestError(MCPToolsError):

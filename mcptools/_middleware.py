@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, final
 
 from ._errors import ToolDefinitionError
-from .auth import Principal, current_principal
 
 if TYPE_CHECKING:
+    from ._protocol.session import Session
     from ._tool import Tool
+    from .auth import Principal
 
 __all__ = [
     "CallNext",
@@ -46,7 +47,7 @@ __all__ = [
     "Response",
     "ToolCall",
     "check_middleware",
-    "client_key",
+    "client_of",
     "layers",
     "run_call_chain",
     "run_request_chain",
@@ -69,6 +70,8 @@ class ToolCall:
     client: str
     """Who the call counts against: ``principal:<subject>`` with a verified token, else the transport's client
     (``address:<ip>`` over HTTP, ``stdio``, ``memory``, ``local`` for ``registry.handle``)."""
+    principal: Principal | None = None
+    """The verified token's principal (HTTP with authorization), else ``None``."""
     started: float = field(default_factory=time.perf_counter)
     _state_of: Callable[[], Any] | None = None
     _served_as: str | None = None
@@ -78,11 +81,6 @@ class ToolCall:
         """The name the client called: an included tool's prefixed name (``gh_issue``), not its own (``issue``),
         so logs, timings and spans of two included registries' same-named tools stay apart."""
         return self._served_as if self._served_as is not None else self.tool.name
-
-    @property
-    def principal(self) -> Principal | None:
-        """The verified token's principal (HTTP with authorization), else ``None``."""
-        return current_principal()
 
     @property
     def state(self) -> Any:
@@ -103,11 +101,8 @@ class RequestInfo:
     params: Mapping[str, Any]
     request_id: str | int
     client: str
+    principal: Principal | None = None
     started: float = field(default_factory=time.perf_counter)
-
-    @property
-    def principal(self) -> Principal | None:
-        return current_principal()
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
@@ -162,12 +157,12 @@ def layers(middleware: Sequence[Middleware]) -> tuple[tuple[Middleware, ...], tu
     return calls, requests
 
 
-def client_key(peer: str | None, session_id: Callable[[], str]) -> str:
+def client_of(principal: Principal | None, session: Session) -> str:
     """Who a call counts against: the verified principal, else the transport's name for its client."""
-    principal = current_principal()
     if principal is not None:
         return f"principal:{principal.subject}"
-    return peer if peer is not None else f"session:{session_id()}"
+    peer = session.peer
+    return peer if peer is not None else f"session:{session.id}"
 
 
 async def run_call_chain(chain: Sequence[Middleware], call: ToolCall, terminal: CallNext) -> CallResult:

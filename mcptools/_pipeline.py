@@ -1,69 +1,59 @@
-"""The call pipeline: one ``tools/call`` from its params to its ``CallToolResult``, owned by this module.
+"""The call pipeline: one ``tools/call`` from its routed request to its ``CallToolResult``, owned by this module.
 
-    params -> prepare_call: find_tool -> read_arguments -> validate ONCE -> convert ONCE (fresh mutable defaults)
-           -> run (``run_inline``, or ``invoke`` on a loop) -> finish (build the result ONCE)
-    any unexpected exception on the way -> failure_result, the one place it becomes a result
+    route -> authorize -> [middleware chain] -> prepare -> invoke -> finish
+    route      the tool the request names, looked up once (an included tool by its served name)
+    authorize  a tool whose scopes the caller lacks does not exist for that caller (checked once)
+    prepare    earlier rounds' answers; arguments validated ONCE (repaired only when they fail), converted ONCE,
+               mutable defaults copied fresh
+    invoke     the tool, with a ``Context`` if it takes one: awaited when async; a sync one inline in the caller's
+               thread (the sync driver) or in a worker thread (the async driver); timed when it has a limit
+    finish     the result built ONCE; an exception the tool raised becomes a result in ONE place (``settle``)
 
-The contract's bare ``call_tool`` (``validate-and-call.md``: a ``{name: (schema, fn)}`` mapping, no registry) lives
-here too: an unknown tool is a JSON-RPC error ``-32602``, invalid arguments an ``isError`` result whose one text
-reads ``"Invalid arguments: " + "; ".join(errors)``, and a valid call returns ``str()`` of the function's value.
-
-Every entry takes this road. ``registry.handle``, ``handle_async``, stdio, HTTP, the in-memory client,
-``mcptools.testing.Client`` and the providers' ``run`` all reach it through the protocol engine, which classifies
-each message once and calls ``prepare_call`` once (a provider run's own ``repair=`` reaches the repair hook, not a
-check of its own); the bare ``call_tool`` shares ``find_tool`` and ``read_arguments`` (its contract then validates
-against the raw schema it was handed and converts nothing). ``tests/test_pipeline.py`` counts it per entry.
-
-The run rule: an ``async def`` tool is awaited. A sync tool runs inline when the entry is synchronous
-(``registry.handle``: there is no event loop to block, the caller's thread does the work) and in a worker thread
-when the entry is async (``invoke``), so a blocking tool never stalls the loop serving other requests. From
-``registry.handle``, a tool that is async or takes a ``Context`` is run by ``invoke`` on an event loop of its own
-(``run_coroutine``), after the same single preparation: that is the fast path, the same code taking a shorter
-road, not a twin.
+Each stage is a plain function over the ``Call`` record (``mcptools._call``). The engine routes and authorizes
+while routing the request (a transport may need the tool before it answers: HTTP decides on streaming and checks
+``Mcp-Param-*`` headers), then hands the call to one of the two drivers: ``drive`` (async) and ``drive_sync``,
+which differs only in how it invokes the tool (inline; on a loop of its own when the tool or the middleware needs
+one). ``tests/test_pipeline.py`` counts one validation and one conversion through every entry, and
+``tests/test_architecture.py`` fails if a third driver or a hand-stepped coroutine appears.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import copy
-import inspect
 import logging
-from collections.abc import Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Final
 
-from ._errors import ProtocolError, ToolError
-from ._jsonrpc import INVALID_PARAMS, echo_id, error_response, result_response
+from ._context import Context
+from ._errors import InputRequired, InsufficientScope, ProtocolError, ToolError, URLElicitationRequired
+from ._jsonrpc import INVALID_PARAMS
+from ._middleware import Middleware, ToolCall, client_of, run_call_chain
 from ._protocol.results import build_result, text_result
-from ._validation import validate
+from ._protocol.rounds import carries_rounds, input_required, read_rounds, url_elicitation
+from ._repair import repair_arguments
+from ._running import in_daemon_thread, run_on_loop
 from ._validation.messages import invalid_arguments
-from .auth import missing_scopes
 
 if TYPE_CHECKING:
-    from ._tool import Tool
+    from ._call import Call
 
 __all__ = [
-    "call_tool",
+    "authorize",
+    "drive",
+    "drive_sync",
     "failure_result",
-    "find_tool",
     "finish",
     "invalid_arguments_result",
     "invoke",
-    "prepare_call",
-    "read_arguments",
-    "run_coroutine",
-    "run_inline",
+    "prepare",
+    "route",
+    "settle",
     "text_result",
     "timeout_message",
-    "with_notes",
 ]
 
 logger = logging.getLogger("mcptools")
 
-_NAME_NOT_STRING = "Invalid params: 'name' must be a string"
-
-_T = TypeVar("_T")
-_V = TypeVar("_V")
+NAME_NOT_STRING: Final = "Invalid params: 'name' must be a string"
 
 
 def invalid_arguments_result(errors: list[str]) -> dict[str, Any]:
@@ -86,84 +76,58 @@ def failure_result(tool_name: str, exc: BaseException, *, expose_errors: bool = 
     return text_result(text, is_error=True)
 
 
-def find_tool(params: Mapping[str, Any], lookup: Callable[[str], _V | None]) -> tuple[str, _V]:
-    """The tool ``params`` names; a ``ProtocolError`` (-32602) when the name is missing or unknown."""
-    name = params.get("name")
+# -- the stages ----------------------------------------------------------------------------------------------
+
+
+def route(call: Call) -> None:
+    """The tool the request names; a ``ProtocolError`` (-32602) when the name is missing or unknown."""
+    name = call.params.get("name")
     if type(name) is not str:
-        raise ProtocolError(INVALID_PARAMS, _NAME_NOT_STRING)
-    found = lookup(name)
-    if found is None:
+        raise ProtocolError(INVALID_PARAMS, NAME_NOT_STRING)
+    tool = call.source.get(name)
+    if tool is None:
         raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-    return name, found
+    call.name = name
+    call.tool = tool
 
 
-def read_arguments(params: Mapping[str, Any]) -> dict[str, Any] | None:
-    """``params.arguments``, absent or null meaning ``{}``; ``None`` when it is not an object (the caller
-    answers with ``invalid_arguments_result(["arguments must be an object"])``)."""
-    arguments = params.get("arguments")
-    if arguments is None:
-        return {}
-    return arguments if isinstance(arguments, dict) else None
+def authorize(call: Call) -> None:
+    """Scopes apply where a verified principal is known (HTTP with authorization): a tool whose scopes the caller
+    lacks does not exist for it. The refusal is kept on the call (answered as "Unknown tool", or by HTTP as 403
+    ``insufficient_scope``, see ``InsufficientScope``)."""
+    needed = call.tool.scopes
+    principal = call.principal
+    if needed and principal is not None and not principal.has_scopes(needed):
+        call.refusal = InsufficientScope(call.name, needed)
 
 
-# What a prepared call carries on: the tool, the arguments as validated, the keyword arguments to call it with,
-# what earlier input-required rounds gathered (their answers, and what they already streamed), and the notes of
-# a repair (``repair=``) the result must open with. A plain tuple: this is built on every call, and a tuple is
-# the cheapest record Python has.
-Prepared: TypeAlias = (
-    "tuple[Tool, dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any] | None, tuple[str, ...]]"
-)
-# A hook reading what earlier rounds carried, given the tool's name and the arguments (it may raise
-# ProtocolError); the engine passes one only for requests that carry rounds.
-Carried: TypeAlias = Callable[[str, dict[str, Any]], "tuple[dict[str, Any], dict[str, Any] | None]"]
-# A hook given a tool and arguments that failed validation: repaired arguments that pass and the notes that
-# say what was repaired, or None (the registry's repair=, see mcptools._repair; only failing arguments reach it).
-Repair: TypeAlias = Callable[["Tool", dict[str, Any]], "tuple[dict[str, Any], tuple[str, ...]] | None"]
-# A hook reading arguments in the shape the registry published them (its profile=, see mcptools._profiles: a
-# null for an optional property means absent) back into the shape the tool's own schema validates.
-Adapt: TypeAlias = Callable[[str, dict[str, Any]], dict[str, Any]]
-
-
-def prepare_call(
-    params: Mapping[str, Any],
-    lookup: Callable[[str], Tool | None],
-    *,
-    expose_errors: bool = False,
-    carried: Carried | None = None,
-    repair: Repair | None = None,
-    adapt: Adapt | None = None,
-) -> Prepared | dict[str, Any]:
-    """Everything before the tool runs, once: find it, read the arguments (``adapt``: as the profile published
-    them; ``carried``: earlier rounds), validate them once (``repair``: only when they fail), convert them once
-    and give mutable defaults a fresh copy. A dict return is the call's result already (invalid arguments, a
-    conversion that raised); an unknown tool raises ``ProtocolError``."""
-    # find_tool and read_arguments, inlined: this runs on every call, and two calls are a tenth of its cost.
-    name = params.get("name")
-    if type(name) is not str:
-        raise ProtocolError(INVALID_PARAMS, _NAME_NOT_STRING)
-    tool = lookup(name)
-    # A tool whose OAuth scopes the caller lacks (mcptools.auth) does not exist for that caller.
-    if tool is None or (tool.scopes and missing_scopes(tool)):
-        raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-    arguments = params.get("arguments")
+def prepare(call: Call) -> bool:
+    """Everything before the tool runs, once: earlier rounds' answers, the arguments read (as the profile
+    published them), validated once (repaired only when they fail), converted once, mutable defaults copied.
+    ``False`` when ``call.result`` is the answer already (invalid arguments, a conversion that raised)."""
+    tool = call.tool
+    arguments = call.params.get("arguments")
     if arguments is None:
         arguments = {}
     elif not isinstance(arguments, dict):
-        return invalid_arguments_result(["arguments must be an object"])
-    if adapt is not None:
-        arguments = adapt(name, arguments)
-    answers, replay = carried(name, arguments) if carried is not None else ({}, None)
+        call.result = invalid_arguments_result(["arguments must be an object"])
+        return False
+    if tool.exported is not None:
+        arguments = tool.exported.from_provider(arguments)
+    if carries_rounds(call):
+        read_rounds(call)
     validator = tool.validator
-    notes: tuple[str, ...] = ()
     if not validator.is_valid(arguments):
-        repaired = repair(tool, arguments) if repair is not None else None
+        repaired = _repaired(call, arguments)
         if repaired is None:
-            return invalid_arguments_result(validator.errors(arguments))
-        arguments, notes = repaired
+            call.result = invalid_arguments_result(validator.errors(arguments))
+            return False
+        arguments, call.notes = repaired
     try:
         kwargs = tool.convert(arguments) if tool.convert is not None else arguments
     except Exception as exc:
-        return with_notes(failure_result(tool.name, exc, expose_errors=expose_errors), notes)
+        call.result = _with_notes(call, failure_result(tool.name, exc, expose_errors=call.source.expose_errors))
+        return False
     if tool.mutable_defaults:
         # Python made each default once; a call that changes its copy must not change the next call's.
         if kwargs is arguments:
@@ -171,65 +135,73 @@ def prepare_call(
         for parameter, default in tool.mutable_defaults:
             if parameter not in kwargs:
                 kwargs[parameter] = copy.deepcopy(default)
-    return tool, arguments, kwargs, answers, replay, notes
+    call.arguments = arguments
+    call.kwargs = kwargs
+    return True
 
 
-def with_notes(result: dict[str, Any], notes: tuple[str, ...]) -> dict[str, Any]:
-    """``result`` opening with the repair notes, so the model reads what was read differently from what it sent."""
-    if not notes or not isinstance(result.get("content"), list):
-        return result
-    return {**result, "content": [{"type": "text", "text": "\n".join(notes)}, *result["content"]]}
+def _repaired(call: Call, arguments: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]] | None:
+    enabled = call.repairs if call.repairs is not None else call.source.repair
+    tool = call.tool
+    if not enabled or not tool.repairable_by(enabled):
+        return None
+    return repair_arguments(enabled, tool.name, tool.input_schema, tool.validator, arguments)
 
 
-def finish(tool: Tool, value: Any, *, expose_errors: bool = False) -> dict[str, Any]:
-    """The ``CallToolResult`` for what the tool returned, built once; a failure to build one is a result too."""
-    if type(value) is str and tool.output_schema is None:
-        return text_result(value, is_error=False)  # the commonest return: no need to enter the builder
-    try:
-        return build_result(tool, value)
-    except Exception as exc:
-        return failure_result(tool.name, exc, expose_errors=expose_errors)
+def _context(call: Call) -> Context:
+    stream = call.stream
+    source = call.source
+    return Context(
+        call.request_id,
+        session=call.session if call.legacy else None,
+        send=stream.send,
+        progress_token=call.progress_token,
+        log_level=call.log_level,
+        client_capabilities=call.capabilities,
+        answers=call.answers,
+        stateless=not call.legacy,
+        close_stream=stream.close if stream.streaming else None,
+        replay=call.replay,
+        state=lambda: source.state,
+        principal=call.principal,
+    )
 
 
-def run_inline(prepared: Prepared, *, expose_errors: bool = False) -> dict[str, Any]:
-    """Run a prepared sync call in the caller's thread (the synchronous entry) and build its result."""
-    tool = prepared[0]
-    try:
-        value = tool.fn(**prepared[2])
-    except (Exception, SystemExit) as exc:
-        return with_notes(failure_result(tool.name, exc, expose_errors=expose_errors), prepared[5])
-    if type(value) is str and tool.output_schema is None and not prepared[5]:
-        return text_result(value, is_error=False)  # finish's first test, here to save a call on every call
-    return with_notes(finish(tool, value, expose_errors=expose_errors), prepared[5])
-
-
-async def invoke(tool: Tool, kwargs: dict[str, Any]) -> Any:
-    """Run a tool from async code: awaited when it is async, in a worker thread when it is sync."""
+async def invoke(call: Call) -> Any:
+    """Run the prepared tool from async code and return its value: awaited when async; a sync one in the
+    caller's thread when the call is ``inline``, else in a worker thread; timed when it has a limit."""
+    tool = call.tool
+    kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
+    if tool.context_param is not None:
+        context = call.context = _context(call)
+        kwargs = {**kwargs, tool.context_param: context}
     if tool.timeout is not None:
-        return await _invoke_limited(tool, kwargs, tool.timeout)
+        return await _invoke_limited(call, kwargs, tool.timeout)
     if tool.is_async:
         return await tool.fn(**kwargs)
+    if call.inline:
+        return tool.fn(**kwargs)
     import asyncio  # lazily: asyncio is most of mcptools' import time
 
     return await asyncio.to_thread(tool.fn, **kwargs)
 
 
-def timeout_message(tool: Tool, limit: float) -> str:
-    return f"Tool '{tool.name}' did not finish within its time limit of {limit:g} seconds"
+def timeout_message(name: str, limit: float) -> str:
+    return f"Tool '{name}' did not finish within its time limit of {limit:g} seconds"
 
 
-async def _invoke_limited(tool: Tool, kwargs: dict[str, Any], limit: float) -> Any:
+async def _invoke_limited(call: Call, kwargs: dict[str, Any], limit: float) -> Any:
     """``invoke`` with the tool's time limit: past it the model gets a ``ToolError`` naming the limit.
 
     An async tool is cancelled and not waited for (one that swallows the cancellation cannot hold the call). A
     sync tool cannot be interrupted: it runs in a daemon thread of its own, which is abandoned (and logged) at the
-    limit, so neither the call nor, later, the process's exit waits for it; a ``Context`` tells it
-    ``ctx.cancelled`` so it may stop.
+    limit; a ``Context`` tells it ``ctx.cancelled`` so it may stop.
     """
-    import asyncio  # lazily: asyncio is most of mcptools' import time
+    import asyncio
 
+    tool = call.tool
     work: asyncio.Future[Any] = (
-        asyncio.ensure_future(tool.fn(**kwargs)) if tool.is_async else _in_daemon_thread(tool.fn, kwargs)
+        asyncio.ensure_future(tool.fn(**kwargs)) if tool.is_async else in_daemon_thread(tool.fn, kwargs)
     )
     try:
         done, _ = await asyncio.wait((work,), timeout=limit)
@@ -240,111 +212,142 @@ async def _invoke_limited(tool: Tool, kwargs: dict[str, Any], limit: float) -> A
         return work.result()
     work.cancel()
     context = kwargs.get(tool.context_param) if tool.context_param is not None else None
-    mark = getattr(context, "_mark_cancelled", None)
-    if mark is not None:
-        mark()
+    if isinstance(context, Context):
+        context._mark_cancelled()
     if tool.is_async:
         logger.warning("tool %r passed its time limit of %g s and was cancelled", tool.name, limit)
     else:
         logger.warning(
             "tool %r passed its time limit of %g s; its thread cannot be stopped and is abandoned", tool.name, limit
         )
-    raise ToolError(timeout_message(tool, limit))
+    raise ToolError(timeout_message(tool.name, limit))
 
 
-def _in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-    """``fn(**kwargs)`` in a new daemon thread; its outcome arrives on the returned future of the running loop."""
-    import asyncio
-    import threading
-
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(ok: bool, value: Any) -> None:
-        if future.done():
-            return  # abandoned at the limit: nobody waits for this outcome
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
-
-    def work() -> None:
-        try:
-            outcome = (True, fn(**kwargs))
-        except BaseException as exc:  # handed to the loop, where the pipeline makes it a result
-            outcome = (False, exc)
-        with contextlib.suppress(RuntimeError):  # the loop has closed: the server stopped while this tool ran
-            loop.call_soon_threadsafe(settle, *outcome)
-
-    threading.Thread(target=work, name=f"mcptools-tool-{getattr(fn, '__name__', 'tool')}", daemon=True).start()
-    return future
-
-
-def run_coroutine(coroutine: Coroutine[Any, Any, _T]) -> _T:
-    """Run a coroutine to completion from synchronous code.
-
-    With no event loop in this thread, ``asyncio.run`` does it. Inside a running loop we cannot block that loop
-    on itself, so the coroutine gets a loop of its own in a short-lived thread.
-    """
-    import asyncio  # here, not at module top: asyncio costs more to import than the rest of mcptools
-    import threading
-
+def finish(call: Call, value: Any) -> dict[str, Any]:
+    """The ``CallToolResult`` for what the tool returned, built once; a failure to build one is a result too."""
+    tool = call.tool
+    if type(value) is str and tool.output_schema is None and not call.notes:
+        return text_result(value, is_error=False)  # the commonest return: no need to enter the builder
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        running = False
-    else:
-        running = True
-    if not running:
-        # Outside the except block, so a failing tool's traceback is not chained to "no running event loop".
-        return asyncio.run(coroutine)
-    outcome: list[Any] = []
-    # The caller's context variables go along (a provider run's CALL_REPAIRS, the caller mcptools.auth knows),
-    # as they would with asyncio.run in this thread.
-    context = contextvars.copy_context()
-
-    def runner() -> None:
-        try:
-            outcome.append((True, context.run(asyncio.run, coroutine)))
-        except BaseException as exc:  # handed back to the caller's thread below
-            outcome.append((False, exc))
-
-    thread = threading.Thread(target=runner, name="mcptools-async-tool")
-    thread.start()
-    thread.join()
-    ok, value = outcome[0]
-    if ok:
-        return value  # type: ignore[no-any-return]
-    raise value
+        result = build_result(tool, value)
+    except Exception as exc:
+        result = failure_result(tool.name, exc, expose_errors=call.source.expose_errors)
+    return _with_notes(call, result)
 
 
-def call_tool(
-    tools: Mapping[str, tuple[Mapping[str, Any], Callable[..., Any]]], request: Mapping[str, Any]
-) -> dict[str, Any]:
-    """Answer a ``tools/call`` request against ``tools``, a mapping ``{name: (schema, fn)}``.
+def settle(call: Call, exc: BaseException) -> dict[str, Any]:
+    """The result for a tool that raised: a question for the client ends the round (``input_required``), URL
+    elicitation is the protocol's, a ``ProtocolError`` is the request's JSON-RPC error (raised on), and anything
+    else is ``failure_result``'s."""
+    if isinstance(exc, InputRequired):
+        return input_required(call, exc)
+    if isinstance(exc, URLElicitationRequired):
+        return url_elicitation(call, exc)
+    if isinstance(exc, ProtocolError):
+        raise exc
+    return _with_notes(call, failure_result(call.tool.name, exc, expose_errors=call.source.expose_errors))
 
-    Exactly the contract: unknown tool is ``-32602``; invalid arguments give an ``isError`` result and the
-    function is not called; otherwise ``fn(**arguments)`` and its ``str()`` as text. ``params.arguments``
-    absent means ``{}``. This function does no conversion of argument values (the registry's ``handle`` does).
-    """
-    request_id = echo_id(request)
-    params = request.get("params") if isinstance(request, Mapping) else None
-    if not isinstance(params, Mapping):
-        return error_response(request_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
+
+def _with_notes(call: Call, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` opening with the repair notes, so the model reads what was read differently from what it sent."""
+    notes = call.notes
+    if not notes or not isinstance(result.get("content"), list):
+        return result
+    return {**result, "content": [{"type": "text", "text": "\n".join(notes)}, *result["content"]]}
+
+
+# -- the two drivers -------------------------------------------------------------------------------------------
+
+
+async def drive(call: Call) -> dict[str, Any] | None:
+    """The async driver: the middleware chain (if any) around prepare -> invoke -> finish. ``None`` when the
+    client cancelled the call (the protocol sends no response then)."""
+    layers = call.source.call_layers
+    if layers:
+        return await _through_chain(call, layers)
+    return await _run(call)
+
+
+def drive_sync(call: Call) -> dict[str, Any] | None:
+    """The sync driver: the same stages, the tool invoked inline in the caller's thread. A tool that needs an
+    event loop (async, a ``Context``, a time limit) or middleware (whose hooks are coroutines) runs the async
+    driver on this thread's own loop, still invoking a sync tool inline."""
+    call.inline = True
+    if call.source.call_layers or call.tool.needs_loop:
+        return run_on_loop(drive(call))
+    if not prepare(call):
+        return call.result
     try:
-        name, (schema, fn) = find_tool(params, tools.get)
-    except ProtocolError as problem:
-        return error_response(request_id, problem.code, problem.message)
-    arguments = read_arguments(params)
-    if arguments is None:
-        return result_response(request_id, invalid_arguments_result(["arguments must be an object"]))
-    errors = validate(arguments, schema)
-    if errors:
-        return result_response(request_id, invalid_arguments_result(errors))
-    try:
-        value = fn(**arguments)
-        if inspect.iscoroutine(value):
-            value = run_coroutine(value)
+        value = call.tool.fn(**call.kwargs)  # type: ignore[arg-type]
     except (Exception, SystemExit) as exc:
-        return result_response(request_id, failure_result(name, exc))
-    return result_response(request_id, text_result(str(value), is_error=False))
+        return settle(call, exc)
+    return finish(call, value)
+
+
+async def _run(call: Call) -> dict[str, Any] | None:
+    if not prepare(call):
+        return call.result
+    import asyncio  # lazily: asyncio is most of mcptools' import time
+
+    task = asyncio.ensure_future(invoke(call))
+    cancelled_by_client: list[bool] = []
+
+    def on_cancel() -> None:
+        cancelled_by_client.append(True)
+        if call.context is not None:
+            call.context._mark_cancelled()  # a sync tool in its thread cannot be interrupted, but it can look
+
+    session = call.session
+    session.track(call.request_id, task, on_cancel)
+    try:
+        value = await task
+    except asyncio.CancelledError:
+        if cancelled_by_client:
+            return None  # cancelled by the client: the protocol says no response is sent
+        # The transport gave up on the call (the client went away, the server is stopping).
+        if call.context is not None:
+            call.context._mark_cancelled()
+        task.cancel()
+        raise
+    except (Exception, SystemExit, InputRequired) as exc:
+        return settle(call, exc)
+    finally:
+        session.untrack(call.request_id)
+    return finish(call, value)
+
+
+class _ClientCancelled(BaseException):
+    """The client cancelled a call while middleware wrapped it: unwinds the chain (its ``finally`` blocks run;
+    an ``except Exception`` does not catch it), and no response is sent."""
+
+
+async def _through_chain(call: Call, layers: tuple[Middleware, ...]) -> dict[str, Any] | None:
+    """The call middleware around prepare -> invoke -> finish; a middleware's own exceptions become results."""
+    source = call.source
+    arguments = call.params.get("arguments")
+    record = ToolCall(
+        call.tool,
+        arguments if type(arguments) is dict else {},
+        call.request_id,
+        client_of(call.principal, call.session),
+        call.principal,
+        _state_of=lambda: source.state,
+        _served_as=call.name,
+    )
+
+    async def terminal(_: ToolCall) -> dict[str, Any]:
+        result = await _run(call)
+        if result is None:
+            raise _ClientCancelled
+        return result
+
+    try:
+        return await run_call_chain(layers, record, terminal)
+    except _ClientCancelled:
+        return None  # cancelled by the client: no response
+    except ProtocolError:
+        raise
+    except ToolError as refusal:  # a middleware speaking to the model (a rate limit, say)
+        return text_result(str(refusal), is_error=True)
+    except Exception as exc:
+        return failure_result(call.tool.name, exc, expose_errors=source.expose_errors)

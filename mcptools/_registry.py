@@ -18,29 +18,18 @@ from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, final, overload
 
-from typing_extensions import ParamSpec
+from typing_extensions import ParamSpec, Unpack
 
 from ._errors import ToolDefinitionError
 from ._lifespan import LifespanRunner, check_lifespan
 from ._middleware import Middleware, check_middleware, layers
 from ._protocol.engine import Engine
-from ._protocol.session import Session, discard
+from ._protocol.session import Session
 from ._repair import DEFAULT_REPAIRS, repairs_option
-from ._tool import (
-    MARK,
-    Tool,
-    ToolAnnotations,
-    ToolDecorator,
-    ToolOptions,
-    check_scopes,
-    check_tags,
-    check_timeout,
-    describe,
-    tool,
-)
+from ._tool import Tool, ToolAnnotations, ToolDecorator, ToolOptions, ToolSettings, describe, marked_options, tool
 
 if TYPE_CHECKING:
-    from ._profiles import Exported, ProfileName
+    from ._profiles import ProfileName
     from .auth import AuthSettings
 
 __all__ = ["Lifespan", "Tool", "ToolAnnotations", "ToolRegistry", "tool"]
@@ -69,8 +58,6 @@ class ToolRegistry:
         "_engine",
         "_entries",
         "_every",
-        "_exports",
-        "_included_exports",
         "_includes",
         "_lifespan",
         "_listeners",
@@ -131,9 +118,6 @@ class ToolRegistry:
             self.repair = repairs_option(repair, where=f"ToolRegistry({name!r}, repair=...)")
         except ValueError as exc:
             raise ToolDefinitionError(str(exc)) from None
-        self._exports: dict[str, Exported] = {}
-        # The exports of included registries' tools, under their served names (derived in ``_refresh``).
-        self._included_exports: dict[str, Exported] = {}
         # Own tools by name; what is served is derived from them, the included registries and the disabled
         # names and tags (see ``_refresh``).
         self._tools: dict[str, Tool] = {}
@@ -161,106 +145,35 @@ class ToolRegistry:
     @overload
     def tool(self, fn: Callable[P, R], /) -> Callable[P, R]: ...
     @overload
-    def tool(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        input_schema: Mapping[str, Any] | None = None,
-        annotations: ToolAnnotations | None = None,
-        scopes: Sequence[str] | None = None,
-        timeout: float | None = None,
-        tags: Iterable[str] | None = None,
-    ) -> ToolDecorator: ...
-    def tool(
-        self,
-        fn: Callable[..., Any] | None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        input_schema: Mapping[str, Any] | None = None,
-        annotations: ToolAnnotations | None = None,
-        scopes: Sequence[str] | None = None,
-        timeout: float | None = None,
-        tags: Iterable[str] | None = None,
-    ) -> Any:
-        """Register a function as a tool; usable bare (``@registry.tool``) or with options.
+    def tool(self, /, **options: Unpack[ToolSettings]) -> ToolDecorator: ...
+    def tool(self, fn: Callable[..., Any] | None = None, /, **options: Unpack[ToolSettings]) -> Any:
+        """Register a function as a tool; usable bare (``@registry.tool``) or with options (``ToolSettings``:
+        the same ones ``@tool`` and ``registry.add`` take).
 
         ``timeout`` (seconds): past it an async tool is cancelled, a sync one abandoned in its thread (and
         logged), and the model gets an error result naming the limit."""
+        checked = None if fn is not None else options
 
         def register(function: Callable[P, R]) -> Callable[P, R]:
             # Stacked on a @tool mark, the mark's options apply too, exactly as with registry.add(function).
-            self.add(
-                function,
-                name=name,
-                title=title,
-                description=description,
-                input_schema=input_schema,
-                annotations=annotations,
-                scopes=scopes,
-                timeout=timeout,
-                tags=tags,
-            )
+            self.add(function, **(checked or {}))
             return function
 
         return register if fn is None else register(fn)
 
-    def add(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        input_schema: Mapping[str, Any] | None = None,
-        annotations: ToolAnnotations | None = None,
-        scopes: Sequence[str] | None = None,
-        timeout: float | None = None,
-        tags: Iterable[str] | None = None,
-    ) -> Tool:
+    def add(self, fn: Callable[..., Any], /, **options: Unpack[ToolSettings]) -> Tool:
         """Register ``fn``: the options given here win over those of its ``@tool`` mark, if any.
 
         ``tags`` label the tool for ``enable`` and ``disable``; they are never published."""
-        marked = getattr(fn, MARK, None)
-        base = marked if isinstance(marked, ToolOptions) else ToolOptions(None, None, None, None, None)
-        options = ToolOptions(
-            name if name is not None else base.name,
-            title if title is not None else base.title,
-            description if description is not None else base.description,
-            input_schema if input_schema is not None else base.input_schema,
-            annotations if annotations is not None else base.annotations,
-        )
-        checked = check_scopes(fn, scopes)
-        limit = check_timeout(fn, timeout)
-        labels = check_tags(fn, tags)
-        entry = self._register(fn, options, checked, labels)
-        entry.set_timeout(limit)
-        return entry
-
-    def _register(
-        self, fn: Callable[..., Any], options: ToolOptions, scopes: tuple[str, ...], tags: frozenset[str]
-    ) -> Tool:
-        name = options.name if options.name is not None else getattr(fn, "__name__", None)
+        checked = ToolOptions.check(fn, options).over(marked_options(fn))
+        name = checked.name if checked.name is not None else getattr(fn, "__name__", None)
         existing = self._every.get(name) if type(name) is str else None
         if existing is not None:
             raise ToolDefinitionError(
                 f"function {describe(fn)}: a tool named {name!r} is already registered "
                 f"(function {describe(existing.fn)}); pass name='...' to give one of them another name"
             )
-        entry = Tool(fn, options, suggest_names=self.suggest_names)
-        entry.scopes = scopes
-        entry.tags = tags
-        if self.profile is not None:
-            from ._profiles import export_schema  # only registries with a profile pay for importing it
-
-            exported = export_schema(entry.input_schema, self.profile, tool=entry.name)
-            self._exports[entry.name] = exported
-            entry.listing = {**entry.listing, "inputSchema": exported.json_schema()}
+        entry = Tool(fn, checked, suggest_names=self.suggest_names, profile=self.profile)
         with self._lock:
             return self._insert(entry, fn)
 
@@ -280,12 +193,6 @@ class ToolRegistry:
             return entry
         self._change(lambda: self._tools.__setitem__(entry.name, entry), lambda: self._tools.pop(entry.name))
         return entry
-
-    @property
-    def exports(self) -> Mapping[str, Exported]:
-        """The tools' schemas under the registry's ``profile=`` (empty without one), by served tool name; an
-        included tool keeps the export (and profile) of the registry it comes from."""
-        return self._included_exports if self._includes else self._exports
 
     @property
     def tools(self) -> Mapping[str, tuple[dict[str, Any], Callable[..., Any]]]:
@@ -420,11 +327,6 @@ class ToolRegistry:
                 every[full] = member
                 if other._served.get(name) is member and self._allows(full, member):
                     served[full] = member
-        if self._includes:
-            exports = dict(self._exports)
-            for other, prefix in self._includes:
-                exports.update((prefix + name, exported) for name, exported in other.exports.items())
-            self._included_exports = exports
         changed = served != self._served
         self._every = every
         self._served = served
@@ -497,7 +399,7 @@ class ToolRegistry:
 
     async def handle_async(self, message: object) -> dict[str, Any] | None:
         """Answer one message from async code: async tools are awaited, sync ones run in a worker thread."""
-        return await self.engine.handle(message, Session(peer="local"), discard)
+        return await self.engine.handle(message, Session(peer="local"))
 
     # -- lifespan, middleware, run (issue 11 part A) ----------------------------------------------------------
 

@@ -18,18 +18,13 @@ import json
 import logging
 import re
 from collections.abc import Collection, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import Any, Final, final
 
 from ._json import is_json_type
 from ._validation import Validator
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = [
-    "CALL_REPAIRS",
     "DEFAULT_REPAIRS",
     "REPAIRS",
     "could_repair",
@@ -45,11 +40,6 @@ REPAIRS: Final = ("number-text", "boolean-text", "json-text", "single-item", "nu
 DEFAULT_REPAIRS: Final = ("json-text",)
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _MAX_DEPTH: Final = 64
-# The repairs a provider's ``run(..., repair=...)`` chose for the calls it makes, in place of the registry's
-# ``repair=`` (``None``: the registry's). A context variable, as ``mcptools.auth`` carries the caller: those calls
-# reach the pipeline through the registry's own ``handle``, which validates once and repairs only what fails;
-# reading the choice there, not validating ahead in the provider, keeps it one validation per call.
-CALL_REPAIRS: ContextVar[frozenset[str] | None] = ContextVar("mcptools_call_repairs", default=None)
 
 
 def repairs_option(value: object, *, where: str) -> frozenset[str]:

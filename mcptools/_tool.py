@@ -12,24 +12,26 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Final, Protocol, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, final, overload
 
-from typing_extensions import ParamSpec, TypedDict
+from typing_extensions import ParamSpec, TypedDict, Unpack
 
 from ._errors import SchemaError, ToolDefinitionError
+from ._repair import could_repair
 from ._schema import derive_tool
 from ._validation import Validator, checker_for
 
+if TYPE_CHECKING:
+    from ._profiles import Exported
+
 __all__ = [
-    "MARK",
     "Tool",
     "ToolAnnotations",
     "ToolDecorator",
     "ToolOptions",
-    "check_scopes",
-    "check_timeout",
-    "check_tags",
+    "ToolSettings",
     "describe",
+    "marked_options",
     "tool",
 ]
 
@@ -66,16 +68,76 @@ class ToolDecorator(Protocol):
     def __call__(self, fn: Callable[P, R], /) -> Callable[P, R]: ...
 
 
-@final
-@dataclass(slots=True)
-class ToolOptions:
-    """What ``@tool(...)`` or ``registry.add(fn, ...)`` was told; ``None`` means "derive it"."""
+class ToolSettings(TypedDict, total=False):
+    """The options ``@tool``, ``@registry.tool`` and ``registry.add`` all take (``None``: as if not given).
+
+    ``name``, ``title``, ``description``: as published (derived from the function when not given);
+    ``input_schema``: an explicit JSON Schema instead of the derived one; ``annotations``: MCP's behaviour hints;
+    ``scopes``: OAuth scopes a caller needs to see and call the tool (``mcptools.auth``); ``timeout``: seconds
+    after which the call ends with an error result; ``tags``: labels for ``registry.enable``/``disable``,
+    never published.
+    """
 
     name: str | None
     title: str | None
     description: str | None
     input_schema: Mapping[str, Any] | None
-    annotations: ToolAnnotations | Mapping[str, Any] | None
+    annotations: ToolAnnotations | None
+    scopes: Sequence[str] | None
+    timeout: float | None
+    tags: Iterable[str] | None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolOptions:
+    """``ToolSettings`` checked at decoration: what a ``Tool`` is built from, once. ``given`` names the options
+    that were passed, so options given to ``registry.add`` win over a ``@tool`` mark's and the rest come from it."""
+
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    input_schema: Mapping[str, Any] | None = None
+    annotations: Mapping[str, Any] | None = None
+    scopes: tuple[str, ...] = ()
+    timeout: float | None = None
+    tags: frozenset[str] = frozenset()
+    given: frozenset[str] = frozenset()
+
+    @classmethod
+    def check(cls, fn: Callable[..., Any], settings: ToolSettings) -> ToolOptions:
+        """Every check that needs no type hints, so a mistake is raised at decoration, before names resolve; all
+        of the problems found in one ``ToolDefinitionError``."""
+        where = f"function {describe(fn)}"
+        if not callable(fn):
+            raise ToolDefinitionError(f"@tool needs a function, got {fn!r}")
+        problems: list[str] = []
+        unknown = sorted(set(settings) - set(ToolSettings.__annotations__))
+        if unknown:
+            known = ", ".join(ToolSettings.__annotations__)
+            problems.append(f"{where}: unknown tool option {unknown[0]!r}; the options are {known}")
+        given = {key: value for key, value in settings.items() if value is not None}
+        checked: dict[str, Any] = {}
+        for field, check in _CHECKS.items():
+            try:
+                checked[field] = check(where, fn, given.get(field))
+            except ToolDefinitionError as problem:
+                problems.append(str(problem))
+        if len(problems) == 1:
+            raise ToolDefinitionError(problems[0])
+        if problems:
+            listed = "\n".join(f"  - {problem}" for problem in problems)
+            raise ToolDefinitionError(f"{where} has {len(problems)} definition problems; fix each of them:\n{listed}")
+        return cls(**checked, given=frozenset(given) & frozenset(ToolSettings.__annotations__))
+
+    def over(self, base: ToolOptions) -> ToolOptions:
+        """These options where given, ``base``'s for the rest."""
+        if not base.given:
+            return self
+        values = {
+            field: getattr(self if field in self.given else base, field) for field in ToolSettings.__annotations__
+        }
+        return ToolOptions(**values, given=self.given | base.given)
 
 
 def describe(fn: Callable[..., Any]) -> str:
@@ -83,86 +145,58 @@ def describe(fn: Callable[..., Any]) -> str:
     return f"{module}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
-def check_tags(fn: Callable[..., Any], tags: Iterable[str] | None) -> frozenset[str]:
-    """The labels a tool is grouped by (``registry.disable(tags=...)``), checked at registration."""
-    if tags is None:
-        return frozenset()
-    where = f"function {describe(fn)}"
-    if isinstance(tags, str):
-        raise ToolDefinitionError(f"{where}: tags must be a set of labels, e.g. tags={{{tags!r}}}")
-    checked = frozenset(tags)
-    for tag in checked:
-        if type(tag) is not str or not tag:
-            raise ToolDefinitionError(f"{where}: tags must be non-empty strings, got {tag!r} (e.g. tags={{'admin'}})")
-    return checked
-
-
-def check_scopes(fn: Callable[..., Any], scopes: Sequence[str] | None) -> tuple[str, ...]:
-    """The OAuth scopes a tool requires (``mcptools.auth``), checked at registration."""
-    if scopes is None:
-        return ()
-    where = f"function {describe(fn)}"
-    if isinstance(scopes, str):
-        raise ToolDefinitionError(f"{where}: scopes must be a list of scope names, e.g. scopes=[{scopes!r}]")
-    for scope in scopes:
-        # A scope travels in WWW-Authenticate's quoted scope="a b": no space, quote or backslash fits there.
-        if type(scope) is not str or not scope or not all(0x21 <= ord(c) <= 0x7E and c not in '"\\' for c in scope):
-            raise ToolDefinitionError(
-                f"{where}: scope {scope!r} is not an OAuth scope token; use printable ASCII without spaces, "
-                f"quotes or backslashes (e.g. scopes=['weather:read'])"
-            )
-    return tuple(dict.fromkeys(scopes))
-
-
-def check_timeout(fn: Callable[..., Any], timeout: float | None) -> float | None:
-    """A tool's time limit in seconds (``@registry.tool(timeout=30)``), checked at registration."""
-    if timeout is None:
-        return None
-    if type(timeout) not in (int, float) or not 0 < timeout < float("inf"):
-        raise ToolDefinitionError(
-            f"function {describe(fn)}: timeout must be a positive number of seconds (e.g. timeout=30), got {timeout!r}"
-        )
-    return float(timeout)
-
-
-def _check_options(fn: Callable[..., Any], options: ToolOptions) -> None:
-    """The checks that need no type hints, so ``@tool`` can run them at decoration, before names resolve."""
-    where = f"function {describe(fn)}"
-    if not callable(fn):
-        raise ToolDefinitionError(f"@tool needs a function, got {fn!r}")
-    name = options.name
+def _checked_name(where: str, fn: Callable[..., Any], name: object) -> str | None:
     if name is not None:
         if type(name) is not str or not _TOOL_NAME.fullmatch(name):
             raise ToolDefinitionError(
                 f"{where}: tool name {name!r} is not valid; MCP tool names are 1 to 128 characters from "
                 f"A-Z a-z 0-9 _ - . (pass name='...' with such a name)"
             )
-    elif not _TOOL_NAME.fullmatch(getattr(fn, "__name__", "")):
+        return name
+    if not _TOOL_NAME.fullmatch(getattr(fn, "__name__", "")):
         raise ToolDefinitionError(
             f"{where}: the function's name cannot be an MCP tool name; pass name='...' "
             f"(1 to 128 characters from A-Z a-z 0-9 _ - .)"
         )
-    for field in ("title", "description"):
-        value = getattr(options, field)
+    return None
+
+
+def _checked_text(field: str) -> Callable[[str, Callable[..., Any], object], str | None]:
+    def check(where: str, fn: Callable[..., Any], value: object) -> str | None:
         if value is not None and type(value) is not str:
             raise ToolDefinitionError(f"{where}: {field} must be a string, got {type(value).__name__}")
-    if options.input_schema is not None and not isinstance(options.input_schema, Mapping):
+        return value
+
+    return check
+
+
+def _checked_schema(where: str, fn: Callable[..., Any], schema: object) -> Mapping[str, Any] | None:
+    if schema is not None and not isinstance(schema, Mapping):
         raise ToolDefinitionError(
-            f"{where}: input_schema must be a JSON Schema object (a dict), got {type(options.input_schema).__name__}"
+            f"{where}: input_schema must be a JSON Schema object (a dict), got {type(schema).__name__}"
         )
-    annotations = options.annotations
-    if annotations is not None:
-        if not isinstance(annotations, Mapping):
-            raise ToolDefinitionError(f"{where}: annotations must be a dict of MCP tool annotations")
-        for key, value in annotations.items():
-            expected = _ANNOTATION_TYPES.get(key)
-            if expected is None:
-                known = ", ".join(sorted(_ANNOTATION_TYPES))
-                raise ToolDefinitionError(f"{where}: unknown tool annotation {key!r}; the known ones are {known}")
-            if type(value) is not expected:
-                raise ToolDefinitionError(
-                    f"{where}: tool annotation {key!r} must be {expected.__name__}, got {type(value).__name__}"
-                )
+    _check_signature_kinds(where, fn)  # here, so it runs once whichever options were given
+    return schema
+
+
+def _checked_annotations(where: str, fn: Callable[..., Any], annotations: object) -> dict[str, Any] | None:
+    if annotations is None:
+        return None
+    if not isinstance(annotations, Mapping):
+        raise ToolDefinitionError(f"{where}: annotations must be a dict of MCP tool annotations")
+    for key, value in annotations.items():
+        expected = _ANNOTATION_TYPES.get(key)
+        if expected is None:
+            known = ", ".join(sorted(_ANNOTATION_TYPES))
+            raise ToolDefinitionError(f"{where}: unknown tool annotation {key!r}; the known ones are {known}")
+        if type(value) is not expected:
+            raise ToolDefinitionError(
+                f"{where}: tool annotation {key!r} must be {expected.__name__}, got {type(value).__name__}"
+            )
+    return dict(annotations)
+
+
+def _check_signature_kinds(where: str, fn: Callable[..., Any]) -> None:
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
@@ -180,35 +214,72 @@ def _check_options(fn: Callable[..., Any], options: ToolOptions) -> None:
             )
 
 
+def _checked_tags(where: str, fn: Callable[..., Any], tags: Iterable[str] | None) -> frozenset[str]:
+    """The labels a tool is grouped by (``registry.disable(tags=...)``)."""
+    if tags is None:
+        return frozenset()
+    if isinstance(tags, str):
+        raise ToolDefinitionError(f"{where}: tags must be a set of labels, e.g. tags={{{tags!r}}}")
+    checked = frozenset(tags)
+    for tag in checked:
+        if type(tag) is not str or not tag:
+            raise ToolDefinitionError(f"{where}: tags must be non-empty strings, got {tag!r} (e.g. tags={{'admin'}})")
+    return checked
+
+
+def _checked_scopes(where: str, fn: Callable[..., Any], scopes: Sequence[str] | None) -> tuple[str, ...]:
+    """The OAuth scopes a tool requires (``mcptools.auth``)."""
+    if scopes is None:
+        return ()
+    if isinstance(scopes, str):
+        raise ToolDefinitionError(f"{where}: scopes must be a list of scope names, e.g. scopes=[{scopes!r}]")
+    for scope in scopes:
+        # A scope travels in WWW-Authenticate's quoted scope="a b": no space, quote or backslash fits there.
+        if type(scope) is not str or not scope or not all(0x21 <= ord(c) <= 0x7E and c not in '"\\' for c in scope):
+            raise ToolDefinitionError(
+                f"{where}: scope {scope!r} is not an OAuth scope token; use printable ASCII without spaces, "
+                f"quotes or backslashes (e.g. scopes=['weather:read'])"
+            )
+    return tuple(dict.fromkeys(scopes))
+
+
+def _checked_timeout(where: str, fn: Callable[..., Any], timeout: float | None) -> float | None:
+    """A tool's time limit in seconds (``@registry.tool(timeout=30)``)."""
+    if timeout is None:
+        return None
+    if type(timeout) not in (int, float) or not 0 < timeout < float("inf"):
+        raise ToolDefinitionError(
+            f"{where}: timeout must be a positive number of seconds (e.g. timeout=30), got {timeout!r}"
+        )
+    return float(timeout)
+
+
+# One check per option, each returning the option as a Tool keeps it (``ToolOptions.check`` runs them all).
+_CHECKS: Final[dict[str, Callable[[str, Callable[..., Any], Any], Any]]] = {
+    "name": _checked_name,
+    "title": _checked_text("title"),
+    "description": _checked_text("description"),
+    "input_schema": _checked_schema,
+    "annotations": _checked_annotations,
+    "scopes": _checked_scopes,
+    "timeout": _checked_timeout,
+    "tags": _checked_tags,
+}
+
+
 @overload
 def tool(fn: Callable[P, R], /) -> Callable[P, R]: ...
 @overload
-def tool(
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    input_schema: Mapping[str, Any] | None = None,
-    annotations: ToolAnnotations | None = None,
-) -> ToolDecorator: ...
-def tool(
-    fn: Callable[..., Any] | None = None,
-    /,
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    input_schema: Mapping[str, Any] | None = None,
-    annotations: ToolAnnotations | None = None,
-) -> Any:
+def tool(**options: Unpack[ToolSettings]) -> ToolDecorator: ...
+def tool(fn: Callable[..., Any] | None = None, /, **options: Unpack[ToolSettings]) -> Any:
     """Mark a function as a tool without registering it, so a library defines tools and an application
-    registers them with ``registry.add(fn)``. The function is returned unchanged."""
-    options = ToolOptions(name, title, description, input_schema, annotations)
+    registers them with ``registry.add(fn)``; it takes every option ``@registry.tool`` takes. The function is
+    returned unchanged."""
 
     def mark(function: Callable[P, R]) -> Callable[P, R]:
-        _check_options(function, options)
+        checked = ToolOptions.check(function, options)
         try:
-            setattr(function, MARK, options)
+            setattr(function, MARK, checked)
         except (AttributeError, TypeError):
             raise ToolDefinitionError(
                 f"@tool cannot mark {function!r}; wrap it in a def, or register it with registry.add(fn, name=...)"
@@ -216,6 +287,15 @@ def tool(
         return function
 
     return mark if fn is None else mark(fn)
+
+
+def marked_options(fn: Callable[..., Any]) -> ToolOptions:
+    """The options of ``fn``'s ``@tool`` mark (none given when it has none)."""
+    marked = getattr(fn, MARK, None)
+    return marked if isinstance(marked, ToolOptions) else _NO_OPTIONS
+
+
+_NO_OPTIONS: Final = ToolOptions()
 
 
 # Defaults of these types cannot be changed in place, so the function's own default object is safe to share.
@@ -250,14 +330,17 @@ def _mutable_defaults(fn: Callable[..., Any], context_param: str | None) -> tupl
 
 @final
 class Tool:
-    """One registered tool: its published description and everything compiled for calling it."""
+    """One registered tool: its published description and everything compiled for calling it. Built once, from
+    the function and its checked ``ToolOptions``, and never changed after (``registry.add`` returns it)."""
 
     __slots__ = (
         "_output_checker",
+        "_repairable",
         "annotations",
         "context_param",
         "convert",
         "description",
+        "exported",
         "fn",
         "input_schema",
         "is_async",
@@ -274,46 +357,88 @@ class Tool:
         "validator",
     )
 
-    def __init__(self, fn: Callable[..., Any], options: ToolOptions, *, suggest_names: bool = False) -> None:
-        _check_options(fn, options)
+    _output_checker: Validator | None
+    _repairable: dict[frozenset[str], bool]
+    fn: Callable[..., Any]
+    name: str
+    title: str | None
+    description: str | None
+    input_schema: dict[str, Any]
+    annotations: dict[str, Any] | None
+    convert: Callable[[dict[str, Any]], dict[str, Any]] | None
+    context_param: str | None
+    output_schema: dict[str, Any] | None
+    serialize_output: Callable[[Any], Any] | None
+    validator: Validator
+    is_async: bool
+    mutable_defaults: tuple[tuple[str, Any], ...]
+    scopes: tuple[str, ...]
+    """OAuth scopes a caller must hold to see and call this tool over HTTP with authorization (mcptools.auth)."""
+    timeout: float | None
+    tags: frozenset[str]
+    """Labels for enabling and disabling groups of tools (``registry.disable(tags=...)``); never published."""
+    needs_loop: bool
+    """Whether a call runs on an event loop: an async tool, one taking a ``Context``, one with a time limit (timed
+    on the loop). The one place this is decided: ``registry.handle`` and the HTTP app both read it."""
+    exported: Exported | None
+    """The input schema under the registry's ``profile=`` (``mcptools._profiles``); ``None`` without one."""
+    listing: dict[str, Any]
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        options: ToolOptions,
+        *,
+        suggest_names: bool = False,
+        profile: str | None = None,
+    ) -> None:
         where = f"function {describe(fn)}"
-        self.fn = fn
-        self.name: str = options.name or fn.__name__
-        self.title = options.title
+        name = options.name or fn.__name__
         explicit = dict(options.input_schema) if options.input_schema is not None else None
-        derived = derive_tool(fn, input_schema=explicit, name=self.name)
-        self.input_schema: dict[str, Any] = derived.input_schema
-        self.description = options.description if options.description is not None else derived.description
-        self.convert = derived.convert
-        self.context_param = derived.context_param
-        self.output_schema = derived.output_schema
-        self.serialize_output = derived.serialize_output
-        self.annotations = dict(options.annotations) if options.annotations is not None else None
+        derived = derive_tool(fn, input_schema=explicit, name=name)
         try:
             # A derived schema's formats are asserted: they come from types (datetime, UUID, ...) whose values the
             # function cannot take in any other form, or from a Param(format=...) the author asked for. An
             # explicit input_schema keeps the dialect's default (format as annotation).
-            self.validator: Validator = checker_for(
-                self.input_schema, suggest_names=suggest_names, format_assertion=explicit is None
+            validator = checker_for(
+                derived.input_schema, suggest_names=suggest_names, format_assertion=explicit is None
             )
         except SchemaError as exc:
             raise ToolDefinitionError(f"{where}: input_schema is not a valid JSON Schema: {exc}") from None
-        self.is_async = inspect.iscoroutinefunction(fn)
-        self.mutable_defaults = _mutable_defaults(fn, self.context_param)
-        self._output_checker: Validator | None = None
-        self.listing = self._listing()
-        # OAuth scopes a caller must hold to see and call this tool over HTTP with authorization (mcptools.auth).
-        self.scopes: tuple[str, ...] = ()
-        self.timeout: float | None = None
-        self.needs_loop = self.is_async or self.context_param is not None
-        # Labels for enabling and disabling groups of tools (``registry.disable(tags=...)``); never published.
-        self.tags: frozenset[str] = frozenset()
+        is_async = inspect.iscoroutinefunction(fn)
+        exported = None
+        if profile is not None:
+            from ._profiles import export_schema  # only registries with a profile pay for importing it
 
-    def set_timeout(self, timeout: float | None) -> None:
-        """The time limit in seconds (checked by ``check_timeout``): past it the call ends with an error result.
-        A limited tool always runs on an event loop, even from ``registry.handle``, where it can be timed."""
-        self.timeout = timeout
-        self.needs_loop = self.is_async or self.context_param is not None or timeout is not None
+            exported = export_schema(derived.input_schema, profile, tool=name)
+        built = {
+            "fn": fn,
+            "name": name,
+            "title": options.title,
+            "description": options.description if options.description is not None else derived.description,
+            "input_schema": derived.input_schema,
+            "annotations": dict(options.annotations) if options.annotations is not None else None,
+            "convert": derived.convert,
+            "context_param": derived.context_param,
+            "output_schema": derived.output_schema,
+            "serialize_output": derived.serialize_output,
+            "validator": validator,
+            "is_async": is_async,
+            "mutable_defaults": _mutable_defaults(fn, derived.context_param),
+            "scopes": options.scopes,
+            "timeout": options.timeout,
+            "tags": options.tags,
+            "needs_loop": is_async or derived.context_param is not None or options.timeout is not None,
+            "exported": exported,
+            "_output_checker": None,
+            "_repairable": {},
+        }
+        for field, value in built.items():
+            object.__setattr__(self, field, value)
+        object.__setattr__(self, "listing", self._listing())
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Tool {self.name!r} is built once and cannot be changed; register a new tool instead")
 
     def output_checker(self) -> Validator:
         """The compiled ``outputSchema`` checker, made on the first result that needs it (most tools return
@@ -322,8 +447,17 @@ class Tool:
         if checker is None:
             # Formats asserted, as for a derived input schema: the outputSchema is always derived from the
             # return type, and a custom serializer that writes '02/12/2026' for a date breaks its promise.
-            checker = self._output_checker = checker_for(self.output_schema, format_assertion=True)
+            checker = checker_for(self.output_schema, format_assertion=True)
+            object.__setattr__(self, "_output_checker", checker)
         return checker
+
+    def repairable_by(self, repairs: frozenset[str]) -> bool:
+        """Whether any of ``repairs`` could ever apply to this tool's arguments (``mcptools._repair``), answered
+        once per set of repairs: an invalid call to a tool no repair can reach skips the repair walk."""
+        known = self._repairable.get(repairs)
+        if known is None:
+            known = self._repairable[repairs] = could_repair(self.input_schema, repairs)
+        return known
 
     def _listing(self) -> dict[str, Any]:
         # Fields with no value are left out rather than sent as null.
@@ -332,7 +466,7 @@ class Tool:
             entry["title"] = self.title
         if self.description is not None:
             entry["description"] = self.description
-        entry["inputSchema"] = self.input_schema
+        entry["inputSchema"] = self.exported.json_schema() if self.exported is not None else self.input_schema
         if self.output_schema is not None:
             entry["outputSchema"] = self.output_schema
         if self.annotations is not None:

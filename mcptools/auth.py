@@ -17,7 +17,8 @@ and 2026-07-28).
 * ``@registry.tool(scopes=[...])`` makes a tool visible (in ``tools/list``) and callable only to principals
   holding every one of those scopes. Without authorization configured (stdio, or HTTP without ``auth=``),
   scopes are not checked: there is no principal to check them against.
-* A tool reads the caller from ``Context.principal``.
+* A tool reads the caller from ``Context.principal``, a middleware from ``call.principal``: the verified
+  principal travels with each request, from the HTTP edge through the engine to the tool.
 
 Verifiers: ``StaticTokenVerifier`` (one shared secret, compared in constant time: ``mcptools serve --http
 --bearer-token-env NAME``) and ``JWTVerifier`` (extra ``auth``: pyjwt, imported only when one is made).
@@ -27,19 +28,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, final, runtime_checkable
 
-__all__ = [
-    "AuthSettings",
-    "JWTVerifier",
-    "Principal",
-    "StaticTokenVerifier",
-    "TokenVerifier",
-    "current_principal",
-    "missing_scopes",
-]
+__all__ = ["AuthSettings", "JWTVerifier", "Principal", "StaticTokenVerifier", "TokenVerifier"]
 
 WELL_KNOWN: Final = "/.well-known/oauth-protected-resource"
 
@@ -66,51 +58,6 @@ class TokenVerifier(Protocol):
     (unknown, expired, wrong audience or issuer, bad signature). It must not raise for a bad token."""
 
     async def verify(self, token: str) -> Principal | None: ...
-
-
-# The caller of the request being served. The HTTP app sets it per request; asyncio tasks and to_thread copy
-# it, so the engine, Context and sync tools in their threads all see it without a parameter threaded through.
-_PRINCIPAL: ContextVar[Principal | None] = ContextVar("mcptools_principal", default=None)
-# Whether this request is served with authorization on: only then do tool scopes hide and refuse.
-_ENFORCED: ContextVar[bool] = ContextVar("mcptools_auth_enforced", default=False)
-
-
-def current_principal() -> Principal | None:
-    """The principal of the request being served, or ``None`` (no authorization configured)."""
-    return _PRINCIPAL.get()
-
-
-def bind_principal(principal: Principal | None) -> None:
-    """For transports: the principal of the request this task serves (authorization is on from here)."""
-    _PRINCIPAL.set(principal)
-    _ENFORCED.set(True)
-
-
-def auth_enforced() -> bool:
-    """Whether the request being served passed through authorization (so tool scopes apply)."""
-    return _ENFORCED.get()
-
-
-class Scoped(Protocol):
-    """What scope checks need of a tool; a protocol, so this module imports no tool module (``_context`` imports
-    this one, and tools are derived with ``_context`` in view: importing ``_tool`` here would close a cycle)."""
-
-    @property
-    def scopes(self) -> tuple[str, ...]: ...
-
-
-def missing_scopes(tool: Scoped) -> tuple[str, ...]:
-    """The scopes ``tool`` requires that the current caller lacks; empty when it may see and call it."""
-    needed: tuple[str, ...] = getattr(tool, "scopes", ())
-    if not needed or not _ENFORCED.get():
-        return ()
-    principal = _PRINCIPAL.get()
-    held = principal.scopes if principal is not None else frozenset()
-    return tuple(scope for scope in needed if scope not in held)
-
-
-def visible(tool: Scoped | None) -> bool:
-    return tool is not None and not missing_scopes(tool)
 
 
 @final

@@ -29,7 +29,7 @@ from typing_extensions import NotRequired, Self, TypedDict, Unpack
 from ._errors import ProtocolError
 from ._jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
 from ._protocol.revisions import LATEST
-from ._transports.memory import MemoryClient
+from ._transports.memory import MemoryConnection
 
 if TYPE_CHECKING:
     from ._context import LogLevel
@@ -124,7 +124,7 @@ class Client:
         self.log_level = options.get("log_level")
         self._rounds = options.get("max_rounds", 10)
         # The in-memory transport: builds the messages of either revision, answers the server's questions.
-        self._wire = MemoryClient(registry, on_request=self._answer, client_info=_CLIENT_INFO)
+        self._wire = MemoryConnection(registry, on_request=self._answer, client_info=_CLIENT_INFO)
         self._opened = False
         # The registry's lifespan, entered for as long as this client is open (as a server would).
         self._running: AbstractAsyncContextManager[Any] | None = None
@@ -161,10 +161,10 @@ class Client:
 
     async def _open(self) -> None:
         self._opened = True
+        wire = self._wire
+        wire.capabilities = self.capabilities
+        wire.open()
         if not self.stateless:
-            wire = self._wire
-            wire.capabilities = self.capabilities
-            wire.open_outlet()
             result = _unwrap("initialize", await wire.initialize(self.protocol))
             if result.get("protocolVersion") != self.protocol:
                 raise ProtocolError(INTERNAL_ERROR, f"the server settled on {result.get('protocolVersion')!r}")
@@ -180,8 +180,8 @@ class Client:
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
         if self._opened:
-            self._wire.session.close()
             self._opened = False
+            await self._wire.close()
         running, self._running = self._running, None
         if running is not None:
             await running.__aexit__(kind, value, traceback)

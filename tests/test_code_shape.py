@@ -146,10 +146,10 @@ def test_no_class_in_the_package_is_a_hand_kept_dataclass() -> None:
 def test_the_refused_arguments_prefix_is_written_in_one_place() -> None:
     # Every refusal of a call's arguments (validator, pydantic, providers, conversion) says the contract's
     # "Invalid arguments: " through messages.invalid_arguments; a second spelling could drift from it.
-    docstrings = set()
     places = []
     for path in sorted(ROOT.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = set()  # ids of this tree's docstring nodes, while the tree keeps them alive
         for node in ast.walk(tree):
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 docstrings.add(id(node.value))

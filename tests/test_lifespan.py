@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from memory_support import MemoryClient
 
 from mcptools import Context, LifespanError, ToolDefinitionError, ToolRegistry
-from mcptools._transports import MemoryClient
 
 APP = Path(__file__).resolve().parent / "lifespan_app.py"
 CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "where", "arguments": {}}}

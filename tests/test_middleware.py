@@ -15,6 +15,7 @@ import pytest
 from http_support import call as http_call
 from http_support import request as http_request
 from http_support import stateless_headers
+from memory_support import MemoryClient
 
 from mcptools import (
     Context,
@@ -27,8 +28,9 @@ from mcptools import (
     ToolRegistry,
 )
 from mcptools._pipeline import text_result
-from mcptools._transports import MemoryClient, StreamableHTTPApp
-from mcptools.auth import Principal, bind_principal
+from mcptools._protocol.session import Session
+from mcptools._transports import StreamableHTTPApp
+from mcptools.auth import Principal
 from mcptools.middleware import CallNext, CallResult, LogCalls, RateLimit, RequestNext, Response, Timing
 
 
@@ -156,8 +158,8 @@ def test_the_client_key_is_the_principal_then_the_transport_client() -> None:
     registry = _weather_registry(Record("only", seen))
 
     async def as_principal() -> None:
-        bind_principal(Principal("alice"))
-        await registry.handle_async(_call("weather", {"location": "x"}))
+        # The principal rides on the request, from the transport's edge into the engine.
+        await registry.engine.handle(_call("weather", {"location": "x"}), Session(), principal=Principal("alice"))
 
     asyncio.run(as_principal())
     asyncio.run(MemoryClient(registry).stateless("tools/call", {"name": "weather", "arguments": {"location": "x"}}))
@@ -289,12 +291,13 @@ def test_middleware_definition_errors_name_the_registry_and_the_fix() -> None:
 
 
 def test_no_middleware_never_enters_the_chain(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcptools._protocol import calls, engine
+    from mcptools import _pipeline
+    from mcptools._protocol import engine
 
     def forbidden(*args: object) -> Any:
         raise AssertionError("the chain ran without middleware")
 
-    monkeypatch.setattr(calls, "run_call_chain", forbidden)
+    monkeypatch.setattr(_pipeline, "run_call_chain", forbidden)
     monkeypatch.setattr(engine, "run_request_chain", forbidden)
     registry = _weather_registry()
     assert _text(registry.handle(_call("weather", {"location": "x"}))) == "x x1"
@@ -305,17 +308,15 @@ def test_no_middleware_never_enters_the_chain(monkeypatch: pytest.MonkeyPatch) -
     assert (len(registry.call_layers), len(registry.request_layers)) == (1, 0)
 
 
-class LoopFreeRecord(Middleware):
-    """Record, declared loop-free: it awaits nothing but call_next."""
-
-    needs_loop = False
+class Where(Middleware):
+    """Records where its hook ran: the thread and the event loop, and where the tool ran."""
 
     def __init__(self, seen: list[Any], wait: Callable[[], Any] | None = None) -> None:
         self.seen = seen
         self.wait = wait
 
     async def on_call(self, call: ToolCall, call_next: CallNext) -> CallResult:
-        self.seen.append(("before", call.name, call.client, threading.get_ident()))
+        self.seen.append(("before", call.name, call.client, threading.get_ident(), id(asyncio.get_running_loop())))
         if self.wait is not None:
             await self.wait()
         result = await call_next(call)
@@ -323,69 +324,44 @@ class LoopFreeRecord(Middleware):
         return result
 
 
-def _count_loops(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Where the engine makes an event loop for a request from sync code, counted."""
-    from mcptools import _pipeline
-    from mcptools._protocol import engine
-
-    loops: list[object] = []
-
-    def counted(coroutine: Any) -> Any:
-        loops.append(coroutine)
-        return _pipeline.run_coroutine(coroutine)
-
-    monkeypatch.setattr(engine, "run_coroutine", counted)
-    return loops
-
-
-def test_loop_free_middleware_lets_handle_run_a_sync_tool_inline_without_an_event_loop(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    loops = _count_loops(monkeypatch)
+def test_handle_runs_middleware_in_the_caller_s_thread_on_one_kept_loop() -> None:
+    # Middleware hooks are coroutines: registry.handle runs the chain on this thread's own event loop, made once
+    # and kept (not a loop per call), and still runs a sync tool inline in this thread.
     seen: list[Any] = []
     now = [0.0]
     limit = RateLimit(2, per=60.0, clock=lambda: now[0])
-    registry = _weather_registry(LoopFreeRecord(seen), LogCalls(), Timing(), limit)
-    assert _text(registry.handle(_call("weather", {"location": "x"}))) == "x x1"
-    assert seen == [("before", "weather", "local", threading.get_ident()), ("after", False)]  # this thread
+    registry = _weather_registry(Where(seen), LogCalls(), Timing(), limit)
+    ran_in: list[int] = []
+    def where_am_i() -> str:
+        ran_in.append(threading.get_ident())
+        return "ok"
+
+    registry.add(where_am_i)
+    assert _text(registry.handle(_call("where_am_i", {}))) == "ok"
+    assert ran_in == [threading.get_ident()]
+    assert seen[0][:4] == ("before", "where_am_i", "local", threading.get_ident())
     invalid = registry.handle(_call("weather", {"location": 1}))
     assert invalid is not None and invalid["result"]["isError"] is True  # validation runs inside the chain
     refused = registry.handle(_call("weather", {"location": "y"}))
     assert _text(refused).startswith("Rate limit exceeded: at most 2 calls per 60 s")  # a ToolError short-circuit
     unknown = registry.handle(_call("nowhere", {}))
     assert unknown is not None and unknown["error"]["message"] == "Unknown tool: nowhere"
-    assert len(loops) == 1  # only the unknown tool took the loop road (and was refused there)
-    # A tool that needs a loop (async, Context) still gets one.
     now[0] += 60.0
-    assert _text(registry.handle(_call("greet", {"name": "z"}))) == "hello z"
-    assert len(loops) == 2
+    assert _text(registry.handle(_call("greet", {"name": "z"}))) == "hello z"  # async, with a Context
+    loops = {step[4] for step in seen if step[0] == "before"}
+    assert len(loops) == 1, "one loop, kept for this thread"
 
 
-def test_one_middleware_that_may_need_a_loop_sends_every_call_the_async_road(monkeypatch: pytest.MonkeyPatch) -> None:
-    loops = _count_loops(monkeypatch)
+def test_middleware_that_waits_on_real_work_runs_from_sync_handle_too() -> None:
     seen: list[Any] = []
-    registry = _weather_registry(LoopFreeRecord(seen), Record("default", seen))
-    assert _text(registry.handle(_call("weather", {"location": "x"}))) == "x x1"
-    assert len(loops) == 1
+    sleeper = _weather_registry(Where(seen, wait=lambda: asyncio.sleep(0.001)))
+    assert _text(sleeper.handle(_call("weather", {"location": "x"}))) == "x x1"
+    assert seen[-1] == ("after", False)
 
+    async def inside_a_running_loop() -> Any:
+        return sleeper.handle(_call("weather", {"location": "y"}))  # a loop of its own, in a short-lived thread
 
-def test_a_loop_free_middleware_that_suspends_fails_its_call_clearly(caplog: pytest.LogCaptureFixture) -> None:
-    # As any other exception from a middleware: a failed call, logged, naming the layer and the fix (it was a
-    # bare -32603 "Internal error" while the same mistake raising inside the chain was a failed call).
-    sleeper = _weather_registry(LoopFreeRecord([], wait=lambda: asyncio.sleep(0)))
-    with caplog.at_level(logging.ERROR, logger="mcptools"):
-        assert _text(sleeper.handle(_call("weather", {"location": "x"}))) == "Tool 'weather' failed: RuntimeError"
-    [record] = [r for r in caplog.records if r.exc_info]
-    assert str(record.exc_info[1]) == (  # type: ignore[index]
-        "middleware LoopFreeRecord says needs_loop = False but awaited something other than call_next; "
-        "remove needs_loop = False from it"
-    )
-
-    async def needs_a_loop() -> None:
-        await asyncio.get_running_loop().create_future()
-
-    waiter = _weather_registry(LoopFreeRecord([], wait=needs_a_loop))
-    assert _text(waiter.handle(_call("weather", {"location": "x"}))) == "Tool 'weather' failed: RuntimeError"
+    assert _text(asyncio.run(inside_a_running_loop())) == "y x1"
 
 
 # -- shipped middleware ----------------------------------------------------------------------------------------

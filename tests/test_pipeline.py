@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 from http_support import META, call, initialize, stateless_headers
+from memory_support import MemoryClient
 
-import mcptools._pipeline
+import mcptools._contract
 from mcptools import Context, Middleware, RequestInfo, ToolRegistry, call_tool
 from mcptools._middleware import RequestNext, Response
 from mcptools._transports.asgi import StreamableHTTPApp
-from mcptools._transports.memory import MemoryClient
 from mcptools._transports.stdio import serve_stdio_async
 from mcptools._validation import Validator, validate
 from mcptools.middleware import LogCalls, Timing
@@ -99,8 +99,8 @@ def build(middleware: tuple[Middleware, ...] = ()) -> tuple[ToolRegistry, dict[s
         assert entry.convert is not None
         validator = CountingValidator(entry.validator)
         converter = CountingConverter(entry.convert)
-        entry.validator = validator  # type: ignore[assignment]
-        entry.convert = converter
+        object.__setattr__(entry, "validator", validator)  # the tool is immutable: swapped in for counting
+        object.__setattr__(entry, "convert", converter)
         counters[entry.name] = Counters(validator, converter)
     return registry, counters
 
@@ -286,7 +286,7 @@ def test_bare_call_tool_validates_once(monkeypatch: pytest.MonkeyPatch) -> None:
         validations.append(arguments)
         return validate(arguments, schema)
 
-    monkeypatch.setattr(mcptools._pipeline, "validate", counting)
+    monkeypatch.setattr(mcptools._contract, "validate", counting)
     schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
     tools = {"plain": (schema, lambda city: f"sync {city}")}
     request = {

@@ -6,12 +6,12 @@ import asyncio
 from typing import Any
 
 import pytest
+from memory_support import MemoryClient, Stream
 
 from mcptools import ToolRegistry
 from mcptools._context import Context
 from mcptools._protocol.engine import Engine
 from mcptools._protocol.session import Session
-from mcptools._transports.memory import MemoryClient
 
 
 def make_registry(gate: asyncio.Event | None = None) -> ToolRegistry:
@@ -147,7 +147,7 @@ def test_later_revisions_removed_batching(version: str) -> None:
 def test_without_a_session_a_batch_is_refused_and_handle_refuses_arrays_too() -> None:
     registry = make_registry()
     batch = [{"jsonrpc": "2.0", "id": 1, "method": "ping"}]
-    refused = run(Engine(registry).handle_batch(batch, Session(), MemoryClient(registry)._send))
+    refused = run(Engine(registry).handle_batch(batch, Session()))
     assert isinstance(refused, dict) and refused["error"]["code"] == -32600
     assert "2025-03-26" in refused["error"]["message"]
     through_handle = run(registry.handle_async(batch))
@@ -178,7 +178,9 @@ def test_a_batched_call_can_ask_the_client_and_be_answered_by_a_batched_response
             asked.append(message)
 
         pending = asyncio.ensure_future(
-            client.engine.handle_batch([call(1, "ask_name"), call(2, "echo", {"text": "x"})], client.session, capture)
+            client.engine.handle_batch(
+                [call(1, "ask_name"), call(2, "echo", {"text": "x"})], client.session, Stream(capture)
+            )
         )
         while not asked:
             await asyncio.sleep(0.001)

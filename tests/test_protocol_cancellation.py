@@ -9,11 +9,11 @@ import threading
 from typing import Any
 
 import pytest
+from memory_support import MemoryClient
 from protocol_support import make_registry, run
 
 from mcptools import ToolRegistry
 from mcptools._context import Context
-from mcptools._transports.memory import MemoryClient
 
 
 @pytest.fixture

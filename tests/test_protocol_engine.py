@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from memory_support import MemoryClient
 from protocol_support import NAME_FORM, make_registry, run
 
 from mcptools import ToolRegistry
+from mcptools._call import Mode
 from mcptools._protocol.engine import Engine
-from mcptools._transports.memory import MemoryClient
 
 
 @pytest.fixture
@@ -155,7 +156,7 @@ def test_strict_requests_need_complete_meta(registry: ToolRegistry, meta: Any) -
 
     params = {} if meta is None else {"_meta": meta}
     message = {"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": params}
-    response = run(Engine(registry).handle(message, Session(), noop, strict=True))
+    response = run(Engine(registry).handle(message, Session(), mode=Mode.STATELESS))
     assert response["id"] == 7
     assert response["error"]["code"] == -32602
 
@@ -263,7 +264,7 @@ def test_missing_meta_keys_are_named(registry: ToolRegistry, meta: dict[str, Any
         return None
 
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "_meta": meta}}
-    response = run(Engine(registry).handle(message, Session(), noop, strict=True))
+    response = run(Engine(registry).handle(message, Session(), mode=Mode.STATELESS))
     assert response["error"]["code"] == -32602
     assert words in response["error"]["message"]
 

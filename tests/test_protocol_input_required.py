@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from memory_support import MemoryClient
 from protocol_support import NAME_FORM, make_registry, run
 
 from mcptools import ToolRegistry
 from mcptools._context import Context
 from mcptools._protocol.engine import Engine
 from mcptools._protocol.state import StateSealer
-from mcptools._transports.memory import MemoryClient
 
 
 @pytest.fixture

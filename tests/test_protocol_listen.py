@@ -9,11 +9,12 @@ import threading
 from typing import Any
 
 import pytest
+from memory_support import MemoryClient, Stream
 
 from mcptools import ToolRegistry
+from mcptools._call import Mode
 from mcptools._protocol.revisions import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION
 from mcptools._protocol.session import Session
-from mcptools._transports import MemoryClient
 
 TAG = "io.modelcontextprotocol/subscriptionId"
 META = {
@@ -70,7 +71,7 @@ def test_acknowledged_first_then_one_tagged_frame_per_change_then_a_graceful_end
     async def run() -> None:
         frames = Frames()
         session = Session(peer="stdio")
-        serving = asyncio.ensure_future(registry.engine.handle(_listen(), session, frames.send))
+        serving = asyncio.ensure_future(registry.engine.handle(_listen(), session, Stream(frames.send)))
         await frames.until(1)
         ack = frames.frames[0]
         assert ack["method"] == "notifications/subscriptions/acknowledged"
@@ -102,7 +103,7 @@ def test_the_acknowledgment_names_only_what_is_honoured_and_such_a_stream_gets_n
     async def run() -> None:
         frames = Frames()
         wanted = {"promptsListChanged": True, "resourceSubscriptions": ["file:///x"]}
-        serving = asyncio.ensure_future(registry.engine.handle(_listen(7, wanted), Session(), frames.send))
+        serving = asyncio.ensure_future(registry.engine.handle(_listen(7, wanted), Session(), Stream(frames.send)))
         await frames.until(1)
         assert frames.frames[0]["params"] == {"_meta": {TAG: 7}, "notifications": {}}
         registry.disable("first")
@@ -121,10 +122,10 @@ def test_a_client_cancellation_ends_the_stream_without_a_response() -> None:
     async def run() -> None:
         frames = Frames()
         session = Session(peer="stdio")
-        serving = asyncio.ensure_future(registry.engine.handle(_listen(3), session, frames.send))
+        serving = asyncio.ensure_future(registry.engine.handle(_listen(3), session, Stream(frames.send)))
         await frames.until(1)
         cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}
-        assert await registry.engine.handle(cancel, session, frames.send) is None
+        assert await registry.engine.handle(cancel, session, Stream(frames.send)) is None
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(serving, 5)
         registry.disable("first")  # nobody listens any more: nothing is sent
@@ -152,7 +153,7 @@ def test_listen_is_refused_where_no_stream_can_stay_open_and_checks_its_filter()
         await client.initialize()
         legacy = await client.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
         assert legacy is not None and legacy["error"]["message"] == "Method not found: subscriptions/listen"
-        wrong = await registry.engine.handle(_listen(4, ["toolsListChanged"]), Session(), Frames().send)
+        wrong = await registry.engine.handle(_listen(4, ["toolsListChanged"]), Session(), Stream(Frames().send))
         assert wrong is not None and wrong["error"] == {
             "code": -32602,
             "message": "Invalid params: 'notifications' must be an object",
@@ -162,15 +163,14 @@ def test_listen_is_refused_where_no_stream_can_stay_open_and_checks_its_filter()
 
 
 def test_a_list_that_scopes_make_differ_per_caller_is_cached_privately() -> None:
-    from mcptools.auth import Principal, bind_principal
+    from mcptools.auth import Principal
 
     registry = _registry()
 
     async def listed(scopes: frozenset[str], *, enforced: bool = True) -> dict[str, Any]:
-        if enforced:
-            bind_principal(Principal("someone", scopes=scopes))
+        principal = Principal("someone", scopes=scopes) if enforced else None
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
-        response = await registry.engine.handle(message, Session(), Frames().send, strict=True)
+        response = await registry.engine.handle(message, Session(), Stream(Frames().send), Mode.STATELESS, principal)
         assert response is not None
         result: dict[str, Any] = response["result"]
         return result
@@ -198,9 +198,9 @@ def test_a_second_listen_under_an_id_in_flight_is_refused() -> None:
     async def run() -> None:
         frames = Frames()
         session = Session(peer="stdio")
-        serving = asyncio.ensure_future(registry.engine.handle(_listen(3), session, frames.send))
+        serving = asyncio.ensure_future(registry.engine.handle(_listen(3), session, Stream(frames.send)))
         await frames.until(1)
-        again = await asyncio.wait_for(registry.engine.handle(_listen(3), session, frames.send), 5)
+        again = await asyncio.wait_for(registry.engine.handle(_listen(3), session, Stream(frames.send)), 5)
         assert again == {
             "jsonrpc": "2.0",
             "id": 3,
@@ -208,7 +208,7 @@ def test_a_second_listen_under_an_id_in_flight_is_refused() -> None:
         }
         assert len(frames.frames) == 1 and len(registry.engine.listeners._open) == 1
         cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}
-        await registry.engine.handle(cancel, session, frames.send)
+        await registry.engine.handle(cancel, session, Stream(frames.send))
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(serving, 5)
         assert not registry.engine.listeners._open

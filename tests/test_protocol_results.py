@@ -5,11 +5,11 @@ fields each revision defines.
 from __future__ import annotations
 
 import pytest
+from memory_support import MemoryClient
 from protocol_support import make_registry, run
 
 from mcptools import ToolRegistry
 from mcptools._context import Context
-from mcptools._transports.memory import MemoryClient
 
 
 @pytest.fixture

@@ -143,9 +143,9 @@ def test_url_elicitation_in_both_forms(protocol: str) -> None:
 
 def test_url_mode_needs_the_url_capability() -> None:
     async def run() -> None:
-        client = Client(registry, elicitation=lambda params: {"action": "accept"})
+        # A 2025-06-18 client knows forms only: it declares elicitation as {}.
+        client = Client(registry, protocol="2025-06-18", elicitation=lambda params: {"action": "accept"})
         async with client:
-            client._wire.session.client_capabilities = {"elicitation": {}}  # a form-only client
             with pytest.raises(ProtocolError, match=r"capability: elicitation\.url") as caught:
                 await client.call_tool("login")
             assert caught.value.data == {"requiredCapabilities": {"elicitation": {"url": {}}}}

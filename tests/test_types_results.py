@@ -22,11 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_support import scaled
+from memory_support import MemoryClient
 from protocol_support import run
 
 from mcptools import Context, ElicitationError, Elicited, ToolDefinitionError, ToolRegistry, call_tool
 from mcptools._schema.jsonify import NotJSON, jsonify
-from mcptools._transports.memory import MemoryClient
 from mcptools._validation import checker_for
 
 

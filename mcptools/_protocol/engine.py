@@ -1,15 +1,21 @@
 """The protocol engine: one decoded JSON-RPC message in, its response out, for either protocol generation.
 
+    handle(message, session, stream, mode, principal)
+      classify ONCE -> a response to one of our questions (session.resolve), a notification, or a request
+      route: params, the request's generation and method table, a ``Call`` record; for tools/call the pipeline's
+             route and authorize stages (the tool is looked up once, its scopes checked once)
+      serve: request middleware -> the method: tools/call -> the pipeline's async driver; the rest here
+      respond: the result shaped for the request's revision
+
+``handle_sync`` (``registry.handle``) is the same road with the pipeline's sync driver: no event loop unless the
+tool or the middleware needs one. A transport that must see a request before answering it (HTTP picks JSON or
+an event stream, checks ``Mcp-Param-*`` headers, answers an authorization refusal with 403) calls ``route`` and
+``serve`` itself; every other transport calls ``handle`` (see ``mcptools._transports.loop``).
+
 Which generation a request speaks is read from the request itself: one that names a revision in
 ``_meta["io.modelcontextprotocol/protocolVersion"]`` is a 2026-07-28 request and is served statelessly; an
-``initialize`` (or any request on a session it opened) is a 2025 one. Transports create the ``Session`` and
-the ``send`` function that puts messages on the request's stream; nothing here knows about stdio or HTTP.
-
-The engine owns the protocol's messages (classifying, routing, sessions, revisions, tools/list, the
-lifecycle); a routed ``tools/call`` goes to ``calls.ToolCaller`` (input-required rounds, Context,
-cancellation), and what happens to its arguments and value (preparing, running, building the result) is
-``mcptools._pipeline``'s. The
-registry owns one engine (``registry.engine``) and is seen here only through ``ToolSource``.
+``initialize`` (or any request on a session it opened) is a 2025 one. The transport says how it serves requests
+with one ``Mode``. The registry owns one engine (``registry.engine``) and is seen here only as a ``ToolSource``.
 """
 
 from __future__ import annotations
@@ -17,26 +23,26 @@ from __future__ import annotations
 import json
 import logging
 import weakref
-from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Final, Protocol, final
 
+from .._call import NO_STREAM, Call, Mode, Stream, ToolSource
 from .._errors import ProtocolError
 from .._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    RequestId,
     classify,
     echo_id,
     error_response,
     result_response,
 )
-from .._middleware import RequestInfo, client_key, run_request_chain
-from .._pipeline import prepare_call, run_coroutine, run_inline
-from ..auth import auth_enforced, visible
-from .calls import Routed, ToolCaller, ToolSource
+from .._middleware import RequestInfo, client_of, run_request_chain
+from .._pipeline import authorize, drive, drive_sync
+from .._pipeline import route as route_tool
+from .._running import run_on_loop
+from ..auth import Principal
 from .listen import LISTEN_METHOD, Listeners
 from .request_rules import (
     INVALID_REQUEST_TEXT,
@@ -44,7 +50,6 @@ from .request_rules import (
     LENIENT_METHODS,
     STATELESS_METHODS,
     check_request_meta,
-    plain_meta,
     refuse_batch,
 )
 from .results import downgrade_for_oldest
@@ -59,7 +64,7 @@ from .revisions import (
     negotiate,
     supported_versions,
 )
-from .session import Send, Session, discard
+from .session import Session
 from .state import StateSealer
 
 __all__ = ["Engine", "Served", "internal_error"]
@@ -69,6 +74,7 @@ logger = logging.getLogger("mcptools")
 Response = dict[str, Any]
 _CURSOR_PURPOSE: Final = "tools/list"
 _OLDEST: Final = "2025-03-26"
+_NO_META: Final[dict[str, Any]] = {}
 
 
 class Served(Protocol):
@@ -90,13 +96,12 @@ def internal_error(message: object) -> Response:
 
 @final
 class Engine:
-    """Serves one registry over either protocol generation; transports call ``handle`` for every message."""
+    """Serves one registry over either protocol generation; transports hand it every message."""
 
     __slots__ = (
         "__weakref__",
         "_sessions",
         "cache_scope",
-        "calls",
         "list_ttl_ms",
         "listeners",
         "page_size",
@@ -124,8 +129,6 @@ class Engine:
         # The 2025 sessions this engine opened, told when the registry's tools change; weak, so a session nobody
         # serves any more is forgotten.
         self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
-        # The protocol's part of tools/call (rounds, repair and profile hooks, middleware, Context, cancellation).
-        self.calls = ToolCaller(registry, self.sealer)
         # The open 2026-07-28 subscriptions/listen streams, told the same.
         self.listeners = Listeners()
         registry.on_tools_changed(self._tools_changed)
@@ -137,86 +140,74 @@ class Engine:
             session.post({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         self.listeners.tools_changed()
 
-    # -- entry point -------------------------------------------------------------------------------------
+    # -- entry points ------------------------------------------------------------------------------------
 
     async def handle(
         self,
         message: object,
         session: Session,
-        send: Send,
+        stream: Stream = NO_STREAM,
+        mode: Mode = Mode.LENIENT,
+        principal: Principal | None = None,
         *,
-        strict: bool = False,
-        close_stream: Callable[[], Awaitable[None]] | None = None,
-        modern_only: bool = False,
-        meta_checked: bool = False,
+        repairs: frozenset[str] | None = None,
     ) -> Response | None:
-        """Answer one message. ``None`` for notifications and responses. Never raises.
-
-        ``strict`` refuses requests that lack the 2026-07-28 ``_meta`` (the HTTP transport's stateless mode);
-        otherwise such a request without a session is served leniently as the current revision.
-        ``modern_only`` says the transport opens no 2025 sessions, so the versions this server names (in
-        ``server/discover`` and in -32022 errors) are the stateless ones alone. ``meta_checked`` says the front
-        end already held a request's ``_meta`` to ``check_request_meta`` (HTTP must, to compare its headers), so
-        the engine does not do it twice.
-        """
+        """Answer one message: its response, ``None`` for notifications and responses. Never raises.
+        ``repairs`` replaces the registry's ``repair=`` for a tools/call (a provider's ``run(..., repair=...)``)."""
         try:
             kind = classify(message)
-            if kind == "invalid":
-                if type(message) is list:
-                    refusal = refuse_batch(message, session)
-                    if refusal is not None:
-                        return refusal
-                    return error_response(None, INVALID_REQUEST, "Invalid Request: batches go to handle_batch")
-                return error_response(echo_id(message), INVALID_REQUEST, INVALID_REQUEST_TEXT)
-            assert isinstance(message, dict)
+            if kind == "request":
+                assert type(message) is dict
+                return await self.serve(message, self.route(message, session, mode, principal, repairs=repairs), stream)
             if kind == "response":
-                session.resolve(message)
+                session.resolve(message)  # type: ignore[arg-type]
                 return None
             if kind == "notification":
-                self._notification(message, session)
+                self._notification(message, session)  # type: ignore[arg-type]
                 return None
-            if self.registry.request_layers:
-                return await self._request_through_middleware(
-                    message, session, send, strict, close_stream, modern_only, meta_checked
-                )
-            return await self._request(message, session, send, strict, close_stream, modern_only, meta_checked)
+            return self._invalid(message, session)
         except Exception:
             return internal_error(message)
 
-    async def _request_through_middleware(
-        self,
-        message: dict[str, Any],
-        session: Session,
-        send: Send,
-        strict: bool,
-        close_stream: Callable[[], Awaitable[None]] | None,
-        modern_only: bool,
-        meta_checked: bool,
-    ) -> Response | None:
-        params = message.get("params")
-        info = RequestInfo(
-            message["method"],
-            params if type(params) is dict else {},
-            message["id"],
-            client_key(session.peer, lambda: session.id),
-        )
-
-        async def terminal(_: RequestInfo) -> Response | None:
-            return await self._request(message, session, send, strict, close_stream, modern_only, meta_checked)
-
+    def handle_sync(self, message: object, *, repairs: frozenset[str] | None = None) -> Response | None:
+        """``handle`` without a transport or an event loop, for ``registry.handle``: the pipeline's sync driver
+        runs a sync tool inline. No session: notifications and responses change nothing. Never raises."""
         try:
-            return await run_request_chain(self.registry.request_layers, info, terminal)
-        except ProtocolError as problem:  # a middleware refused the request
-            return error_response(message["id"], problem.code, problem.message, problem.data)
+            kind = classify(message)
+            if kind != "request":
+                return self._invalid(message, None) if kind == "invalid" else None
+            assert type(message) is dict
+            # Only initialize writes to a session here: every other request shares one that stays empty.
+            session = Session(peer="local") if message["method"] == "initialize" else _SESSIONLESS
+            routed = self.route(message, session, repairs=repairs)
+            if self.registry.request_layers or (type(routed) is Call and routed.method == LISTEN_METHOD):
+                # Request middleware is async: the request takes the async road on this thread's own loop.
+                return run_on_loop(self.serve(message, routed, NO_STREAM))
+            if type(routed) is not Call:
+                return routed
+            try:
+                if routed.refusal is not None:
+                    raise routed.refusal
+                if routed.method == "tools/call":
+                    result = drive_sync(routed)
+                    if result is None:
+                        return None  # cancelled: the protocol sends no response
+                else:
+                    result = self._method(routed)
+            except ProtocolError as problem:
+                return error_response(routed.request_id, problem.code, problem.message, problem.data)
+            return self._respond(routed, result)
+        except Exception:
+            return internal_error(message)
 
     async def handle_batch(
         self,
         messages: list[Any],
         session: Session,
-        send: Send,
+        stream: Stream = NO_STREAM,
         *,
-        close_stream: Callable[[], Awaitable[None]] | None = None,
-        deliver: Callable[[Response], Awaitable[None]] | None = None,
+        deliver: Stream | None = None,
+        principal: Principal | None = None,
     ) -> list[Response] | Response | None:
         """Answer a JSON-RPC batch (2025-03-26 sessions only): the responses in the batch's order, ``None`` when
         it held only notifications and responses, or one error response when the batch is refused as a whole
@@ -230,9 +221,9 @@ class Engine:
             return refusal
 
         async def one(message: object) -> Response | None:
-            response = await self.handle(message, session, send, close_stream=close_stream)
+            response = await self.handle(message, session, stream, principal=principal)
             if response is not None and deliver is not None:
-                await deliver(response)
+                await deliver.send(response)
             return response
 
         import asyncio  # lazily: asyncio is most of mcptools' import time
@@ -240,6 +231,14 @@ class Engine:
         answers = await asyncio.gather(*(one(message) for message in messages))
         responses = [answer for answer in answers if answer is not None]
         return responses or None
+
+    def _invalid(self, message: object, session: Session | None) -> Response:
+        if type(message) is list and session is not None:
+            refusal = refuse_batch(message, session)
+            if refusal is not None:
+                return refusal
+            return error_response(None, INVALID_REQUEST, "Invalid Request: batches go to handle_batch")
+        return error_response(echo_id(message), INVALID_REQUEST, INVALID_REQUEST_TEXT)
 
     def _notification(self, message: dict[str, Any], session: Session) -> None:
         method = message["method"]
@@ -251,16 +250,20 @@ class Engine:
         # Anything else (roots/list_changed, progress from the client, ...) needs no answer and changes
         # nothing.
 
-    def _route(
+    # -- route -------------------------------------------------------------------------------------------
+
+    def route(
         self,
         message: dict[str, Any],
         session: Session,
-        strict: bool,
-        modern_only: bool = False,
-        meta_checked: bool = False,
-    ) -> tuple[Routed, str, dict[str, Any]] | Response:
-        """Which generation and method table a request belongs to; a dict return is the answer already."""
-        request_id: RequestId = message["id"]
+        mode: Mode = Mode.LENIENT,
+        principal: Principal | None = None,
+        *,
+        repairs: frozenset[str] | None = None,
+    ) -> Call | Response:
+        """A request's ``Call``: which generation it speaks and which method table serves it; for tools/call the
+        tool looked up and the caller's scopes checked. A dict return is the error response already."""
+        request_id = message["id"]
         method: str = message["method"]
         params = message.get("params")
         if params is None:
@@ -269,7 +272,7 @@ class Engine:
             return error_response(request_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
         meta = params.get("_meta")
         names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
-        if session.protocol_version is not None and not names_revision:  # a 2025 session (is_legacy, inlined)
+        if session.protocol_version is not None and not names_revision:  # a request on a 2025 session
             if method == "initialize":
                 return error_response(
                     request_id,
@@ -277,191 +280,144 @@ class Engine:
                     f"Invalid Request: this session is already initialized (at {session.protocol_version}); "
                     "initialize comes once, first",
                 )
-            call = Routed(
-                request_id,
-                meta if type(meta) is dict else {},
+            legacy, capabilities, log_level, methods = (
                 True,
                 session.client_capabilities,
                 session.log_level,
+                LEGACY_METHODS,
             )
-            methods = LEGACY_METHODS
         elif method == "initialize" and not names_revision:
-            return self._initialize(request_id, params, session)
-        elif names_revision or strict:
-            problem = None if meta_checked else check_request_meta(params)
+            legacy, capabilities, log_level, methods = True, _NO_META, None, _INITIALIZE
+        elif names_revision or mode is not Mode.LENIENT:
+            problem = self._meta_problem(request_id, params, mode)
             if problem is not None:
-                return error_response(request_id, problem.code, problem.message, problem.data)
+                return problem
             assert type(meta) is dict
-            version = meta[META_PROTOCOL_VERSION]
-            if version not in STATELESS_VERSIONS:
-                return error_response(
-                    request_id,
-                    UNSUPPORTED_PROTOCOL_VERSION,
-                    f"Unsupported protocol version: {version}",
-                    {"supported": supported_versions(modern_only), "requested": version},
-                )
-            call = Routed(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], meta.get(META_LOG_LEVEL))
-            methods = STATELESS_METHODS
+            legacy, capabilities, log_level, methods = (
+                False,
+                meta[META_CLIENT_CAPABILITIES],
+                meta.get(META_LOG_LEVEL),
+                STATELESS_METHODS,
+            )
         else:
-            call = Routed(request_id, meta if type(meta) is dict else {}, False, {}, None)
-            methods = LENIENT_METHODS
+            legacy, capabilities, log_level, methods = False, _NO_META, None, LENIENT_METHODS
         if method not in methods:
             return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
-        return call, method, params
+        call = Call(
+            request_id,
+            method,
+            params,
+            meta if type(meta) is dict else _NO_META,
+            legacy,
+            capabilities,
+            log_level,
+            session,
+            self.registry,
+            self.sealer,
+            mode,
+            principal,
+            repairs,
+        )
+        if method == "tools/call":
+            try:
+                route_tool(call)
+            except ProtocolError as problem:
+                return error_response(request_id, problem.code, problem.message, problem.data)
+            authorize(call)
+        return call
 
-    def _other_method(
-        self, call: Routed, method: str, params: dict[str, Any], session: Session, modern_only: bool = False
-    ) -> dict[str, Any]:
+    @staticmethod
+    def _meta_problem(request_id: Any, params: dict[str, Any], mode: Mode) -> Response | None:
+        """The 2026-07-28 rule: ``_meta`` names a revision we serve and the client's capabilities."""
+        problem = check_request_meta(params)
+        if problem is not None:
+            return error_response(request_id, problem.code, problem.message, problem.data)
+        version = params["_meta"][META_PROTOCOL_VERSION]
+        if version not in STATELESS_VERSIONS:
+            return error_response(
+                request_id,
+                UNSUPPORTED_PROTOCOL_VERSION,
+                f"Unsupported protocol version: {version}",
+                {"supported": supported_versions(mode is Mode.STATELESS_ONLY), "requested": version},
+            )
+        return None
+
+    # -- serve -------------------------------------------------------------------------------------------
+
+    async def serve(
+        self, message: dict[str, Any], routed: Call | Response, stream: Stream = NO_STREAM
+    ) -> Response | None:
+        """Answer a routed request (``route``'s return, a ``Call`` or its error response) through the request
+        middleware, on ``stream``."""
+        layers = self.registry.request_layers
+        if not layers:
+            return await self._answer(routed, stream)
+        params = message.get("params")
+        principal = routed.principal if type(routed) is Call else None
+        session = routed.session if type(routed) is Call else _SESSIONLESS
+        info = RequestInfo(
+            message["method"],
+            params if type(params) is dict else {},
+            message["id"],
+            client_of(principal, session),
+            principal,
+        )
+
+        async def terminal(_: RequestInfo) -> Response | None:
+            return await self._answer(routed, stream)
+
+        try:
+            return await run_request_chain(layers, info, terminal)
+        except ProtocolError as problem:  # a middleware refused the request
+            return error_response(message["id"], problem.code, problem.message, problem.data)
+
+    async def _answer(self, routed: Call | Response, stream: Stream) -> Response | None:
+        if type(routed) is not Call:
+            return routed
+        call = routed
+        call.stream = stream
+        try:
+            if call.refusal is not None:
+                raise call.refusal
+            if call.method == "tools/call":
+                result = await drive(call)
+                if result is None:
+                    return None  # cancelled by the client: no response
+            elif call.method == LISTEN_METHOD and stream.streaming:
+                result = await self.listeners.listen(call.request_id, call.params, call.session, stream.send)
+            else:
+                result = self._method(call)
+        except ProtocolError as problem:
+            return error_response(call.request_id, problem.code, problem.message, problem.data)
+        return self._respond(call, result)
+
+    def _method(self, call: Call) -> dict[str, Any]:
+        """Every method but tools/call: none of them waits on anything."""
+        method = call.method
         if method == "tools/list":
-            return self._tools_list(call, params)
+            return self._tools_list(call)
+        if method == "initialize":
+            return self._initialize(call)
         if method == "server/discover":
-            return self._discover(modern_only)
+            return self._discover(call)
         if method == "logging/setLevel":
-            return self._set_level(params, session)
+            return self._set_level(call)
         if method == LISTEN_METHOD:
-            # registry.handle answers one message and returns: it has no stream to keep open.
+            # Answered with one message and no stream (registry.handle, a plain JSON answer): nothing to keep open.
             raise ProtocolError(
                 INVALID_REQUEST, "Invalid Request: subscriptions/listen needs a streaming transport (stdio or HTTP)"
             )
         return {}  # ping
 
     @staticmethod
-    def _respond(call: Routed, result: dict[str, Any], session: Session) -> Response:
+    def _respond(call: Call, result: dict[str, Any]) -> Response:
         if call.legacy:
             result.pop("resultType", None)
-            if session.protocol_version == _OLDEST:
+            if call.session.protocol_version == _OLDEST:
                 downgrade_for_oldest(result)
         else:
             result.setdefault("resultType", "complete")
         return result_response(call.request_id, result)
-
-    async def _request(
-        self,
-        message: dict[str, Any],
-        session: Session,
-        send: Send,
-        strict: bool,
-        close_stream: Callable[[], Awaitable[None]] | None,
-        modern_only: bool = False,
-        meta_checked: bool = False,
-    ) -> Response | None:
-        routed = self._route(message, session, strict, modern_only, meta_checked)
-        if isinstance(routed, dict):
-            return routed
-        call, method, params = routed
-        try:
-            if method == "tools/call":
-                result = await self.calls.call(call, params, session, send, close_stream)
-                if result is None:
-                    return None
-            elif method == LISTEN_METHOD and send is not discard:
-                result = await self.listeners.listen(call.request_id, params, session, send)
-            else:
-                result = self._other_method(call, method, params, session, modern_only)
-        except ProtocolError as problem:
-            return error_response(call.request_id, problem.code, problem.message, problem.data)
-        return self._respond(call, result, session)
-
-    def handle_sync(self, message: object) -> Response | None:
-        """``handle`` without a transport or an event loop, for ``registry.handle``. Never raises.
-
-        The message is classified and the call prepared here, once; a sync tool then runs inline, and only a
-        tool that is async or takes a ``Context`` gets an event loop of its own for ``_run``. No session:
-        notifications and responses change nothing.
-        """
-        try:
-            kind = classify(message)
-            if kind == "invalid":
-                return error_response(echo_id(message), INVALID_REQUEST, INVALID_REQUEST_TEXT)
-            if kind != "request":
-                return None
-            assert isinstance(message, dict)
-            if self.registry.middleware:
-                if not self._loop_free(message):
-                    # Middleware is async: the request takes the engine's async road on a loop of its own.
-                    return run_coroutine(self.handle(message, Session(peer="local"), discard))
-                routed = self._route(message, _SESSIONLESS, False)
-                if isinstance(routed, dict):
-                    return routed
-                call, _, call_params = routed
-                try:
-                    answered = self.calls.call_without_loop(call, call_params, _SESSIONLESS)
-                except ProtocolError as problem:
-                    return error_response(call.request_id, problem.code, problem.message, problem.data)
-                return self._respond(call, answered, _SESSIONLESS) if answered is not None else None
-            params = message.get("params")
-            if (
-                type(params) is dict
-                and message["method"] == "tools/call"
-                and "requestState" not in params
-                and "inputResponses" not in params
-                and ("_meta" not in params or plain_meta(params["_meta"]))
-            ):
-                # The shorter road for the commonest message: a call with no earlier rounds that names no
-                # revision, or names one we serve in a well-formed _meta, would only be routed to a method
-                # table that has tools/call. Same preparation and run as below.
-                request_id = message["id"]
-                expose_errors = self.registry.expose_errors
-                calls = self.calls
-                try:
-                    prepared = prepare_call(
-                        params,
-                        self.registry.get,
-                        expose_errors=expose_errors,
-                        repair=calls.repair_hook,
-                        adapt=calls.adapt_hook(),
-                    )
-                except ProtocolError as problem:
-                    return error_response(request_id, problem.code, problem.message, problem.data)
-                if isinstance(prepared, dict):
-                    return result_response(request_id, prepared)
-                tool = prepared[0]
-                if tool.needs_loop:
-                    meta = params.get("_meta")
-                    call = (
-                        Routed(request_id, meta, False, meta[META_CLIENT_CAPABILITIES], None)
-                        if type(meta) is dict
-                        else Routed(request_id, {}, False, {}, None)
-                    )
-                    result = self.calls.run_sync(call, prepared)
-                    return result_response(request_id, result) if result is not None else None
-                return result_response(request_id, run_inline(prepared, expose_errors=expose_errors))
-            # Only initialize writes to a session here (logging/setLevel needs one it opened): every other
-            # request may share one that stays empty, which saves building a session per call.
-            session = Session() if message["method"] == "initialize" else _SESSIONLESS
-            routed = self._route(message, session, False)
-            if isinstance(routed, dict):
-                return routed
-            call, method, params = routed
-            try:
-                if method == "tools/call":
-                    prepared = self.calls.prepare(call, params)
-                    if isinstance(prepared, dict):
-                        result = prepared
-                    else:
-                        ran = self.calls.run_sync(call, prepared)
-                        if ran is None:
-                            return None  # cancelled: the protocol sends no response
-                        result = ran
-                else:
-                    result = self._other_method(call, method, params, session)
-            except ProtocolError as problem:
-                return error_response(call.request_id, problem.code, problem.message, problem.data)
-            return self._respond(call, result, session)
-        except Exception:
-            return internal_error(message)
-
-    def _loop_free(self, message: dict[str, Any]) -> bool:
-        """Whether ``registry.handle`` may serve this request with middleware and no event loop: a ``tools/call``
-        when no middleware wraps requests and ``ToolCaller.loop_free`` says the call needs none. Anything else
-        takes the async road (an unknown tool is refused there)."""
-        params = message.get("params")
-        return (
-            message["method"] == "tools/call"
-            and not self.registry.request_layers
-            and type(params) is dict
-            and self.calls.loop_free(params)
-        )
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -473,14 +429,14 @@ class Engine:
     def _server_info(self) -> dict[str, Any]:
         return {"name": self.registry.name, "version": self.registry.version}
 
-    def _initialize(self, request_id: RequestId, params: dict[str, Any], session: Session) -> Response:
+    def _initialize(self, call: Call) -> dict[str, Any]:
+        params, session = call.params, call.session
         capabilities = params.get("capabilities")
         client_info = params.get("clientInfo")
         session.protocol_version = negotiate(params.get("protocolVersion"))
         session.client_capabilities = capabilities if type(capabilities) is dict else {}
         session.client_info = client_info if type(client_info) is dict else {}
-        if session is not _SESSIONLESS:
-            self._sessions.add(session)
+        self._sessions.add(session)
         result: dict[str, Any] = {
             "protocolVersion": session.protocol_version,
             "capabilities": self._capabilities(),
@@ -488,14 +444,13 @@ class Engine:
         }
         if self.registry.instructions is not None:
             result["instructions"] = self.registry.instructions
-        return result_response(request_id, result)
+        return result
 
-    def _discover(self, modern_only: bool = False) -> dict[str, Any]:
+    def _discover(self, call: Call) -> dict[str, Any]:
         result: dict[str, Any] = {
-            "resultType": "complete",
             "ttlMs": self.list_ttl_ms,
             "cacheScope": self.cache_scope,
-            "supportedVersions": supported_versions(modern_only),
+            "supportedVersions": supported_versions(call.mode is Mode.STATELESS_ONLY),
             "capabilities": self._capabilities(),
             "_meta": {META_SERVER_INFO: self._server_info()},
         }
@@ -503,28 +458,33 @@ class Engine:
             result["instructions"] = self.registry.instructions
         return result
 
-    def _set_level(self, params: dict[str, Any], session: Session) -> dict[str, Any]:
-        level = params.get("level")
+    def _set_level(self, call: Call) -> dict[str, Any]:
+        level = call.params.get("level")
         if level not in LOG_LEVELS:
             raise ProtocolError(INVALID_PARAMS, f"Invalid params: 'level' must be one of {list(LOG_LEVELS)}")
-        session.log_level = level
+        call.session.log_level = level
         return {}
 
     # -- tools/list --------------------------------------------------------------------------------------
 
-    def _tools_list(self, call: Routed, params: dict[str, Any]) -> dict[str, Any]:
+    def _tools_list(self, call: Call) -> dict[str, Any]:
         listing = self.registry.list_tools()
         cache_scope = self.cache_scope
-        if auth_enforced():
+        principal = call.principal
+        if principal is not None:
             # A tool whose scopes the caller lacks is not shown to it (and refused if called anyway). Then the
             # list differs per caller as soon as one tool has scopes: no shared cache may hand one caller's list
             # to another ("public" would let a gateway show admin tools to everyone).
             tools = [self.registry.get(entry["name"]) for entry in listing]
             if any(tool is not None and tool.scopes for tool in tools):
                 cache_scope = "private"
-            listing = [entry for entry, tool in zip(listing, tools, strict=True) if visible(tool)]
+            listing = [
+                entry
+                for entry, tool in zip(listing, tools, strict=True)
+                if tool is not None and principal.has_scopes(tool.scopes)
+            ]
         offset = 0
-        cursor = params.get("cursor")
+        cursor = call.params.get("cursor")
         if cursor is not None:
             opened = self.sealer.open(cursor, purpose=_CURSOR_PURPOSE)
             position = opened.get("o") if opened is not None else None
@@ -537,11 +497,12 @@ class Engine:
         if end < len(listing):
             result["nextCursor"] = self.sealer.seal({"o": end}, purpose=_CURSOR_PURPOSE)
         if not call.legacy:
-            result["resultType"] = "complete"
             result["ttlMs"] = self.list_ttl_ms
             result["cacheScope"] = cache_scope
         return result
 
 
+# The method table of a request without a session that opens one.
+_INITIALIZE: Final = frozenset({"initialize"})
 # The session of requests that have none (``registry.handle``); never initialized, so never written to.
-_SESSIONLESS: Final = Session(peer="local")
+_SESSIONLESS: Final = Session(peer="local", remembers=False)

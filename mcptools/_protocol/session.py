@@ -50,10 +50,14 @@ class Session:
         "log_level",
         "peer",
         "protocol_version",
+        "remembers",
     )
 
-    def __init__(self, session_id: str | None = None, *, peer: str | None = None) -> None:
+    def __init__(self, session_id: str | None = None, *, peer: str | None = None, remembers: bool = True) -> None:
         self._id = session_id
+        # False for the one shared session of requests that have none (``registry.handle``): calls from any
+        # number of threads pass through it, and no notification can reach it to cancel them.
+        self.remembers = remembers
         # The transport's name for the client on the other end (``address:<ip>``, ``stdio``, ``memory``): what
         # per-client middleware (a rate limit) counts against when no verified principal says who it is.
         self.peer = peer
@@ -180,7 +184,8 @@ class Session:
         return True
 
     def track(self, request_id: RequestId, task: asyncio.Task[Any], on_cancel: Callable[[], None]) -> None:
-        self._running[request_id] = (task, on_cancel)
+        if self.remembers:
+            self._running[request_id] = (task, on_cancel)
 
     def tracks(self, request_id: RequestId) -> bool:
         """Whether a request with this id is running on this session."""

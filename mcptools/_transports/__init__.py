@@ -1,18 +1,23 @@
-"""Transports: stdio, Streamable HTTP (ASGI) and in-memory. They move bytes to the registry's engine and back;
-loading a TARGET and the ``serve`` command live with the CLI (``mcptools._target``, ``mcptools._serve``)."""
+"""Transports: stdio, Streamable HTTP (ASGI) and in-memory. They move messages to the registry's engine and back:
+the connection-shaped ones (stdio, in-memory) implement ``loop.Transport`` and share ``loop.serve_connection``;
+Streamable HTTP routes and serves each POST itself. Loading a TARGET and the ``serve`` command live with the CLI
+(``mcptools._target``, ``mcptools._serve``)."""
 
 from __future__ import annotations
 
 from .asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
-from .memory import MemoryClient
+from .loop import Transport, serve_connection
+from .memory import MemoryConnection
 from .stdio import claim_stdout, serve_stdio, serve_stdio_async
 
 __all__ = [
     "DEFAULT_ALLOWED_HOSTS",
-    "MemoryClient",
+    "MemoryConnection",
     "StreamableHTTPApp",
+    "Transport",
     "claim_stdout",
     "create_app",
+    "serve_connection",
     "serve_stdio",
     "serve_stdio_async",
 ]

@@ -25,33 +25,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._errors import ClientRequestError
-from .._jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    SERVER_BUSY,
-    SESSION_NOT_FOUND,
-    classify,
-    echo_id,
-)
+from .._call import Call, Mode
+from .._errors import InsufficientScope
+from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, SERVER_BUSY, SESSION_NOT_FOUND, classify, echo_id
 from .._protocol.engine import Engine
-from .._protocol.request_rules import check_request_meta, http_status_for, refuse_batch
-from .._protocol.revisions import (
-    HEADER_MISMATCH,
-    META_PROTOCOL_VERSION,
-    SUPPORTED,
-    UNSUPPORTED_PROTOCOL_VERSION,
-    supported_versions,
-)
-from .._protocol.session import Send, Session, discard
+from .._protocol.request_rules import http_status_for, refuse_batch
+from .._protocol.revisions import META_PROTOCOL_VERSION, SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION, supported_versions
+from .._protocol.session import Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
-from ..auth import AuthSettings
+from ..auth import AuthSettings, Principal
+from .asgi_answers import (
+    EventSink,
+    answer_at_once,
+    answer_in_session,
+    answer_stateless,
+    can_stream,
+    follow,
+    supports_priming,
+)
 from .asgi_auth import HTTPAuth
+from .asgi_headers import ParamHeaders, check_stateless_headers
 from .asgi_io import (
     SSE_HEADERS,
     Answer,
@@ -64,19 +60,12 @@ from .asgi_io import (
     local_path,
     send_empty,
     send_json,
-    stream_without_ids,
     until_disconnect,
 )
+from .asgi_lifespan import serve_lifespan
 from .asgi_sessions import HTTPSession, SessionTable
-from .http_rules import (
-    DEFAULT_ALLOWED_HOSTS,
-    HostRules,
-    accepts,
-    decode_param_header,
-    header_text,
-    is_json_content_type,
-)
-from .streams import EventStream, parse_event_id, sse_event
+from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, accepts, is_json_content_type
+from .streams import parse_event_id, sse_event
 
 if TYPE_CHECKING:
     from .._protocol.engine import Served
@@ -86,7 +75,6 @@ __all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
 logger = logging.getLogger("mcptools.http")
 
 _DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
-_NAMED_METHODS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
 @final
@@ -139,13 +127,13 @@ class StreamableHTTPApp:
         self._sessions = SessionTable()
         self.auth = HTTPAuth(auth, self.engine.registry, path) if auth is not None else None
         self._registry = registry
-        self._header_params: dict[str, tuple[object, dict[str, str]]] = {}
+        self._header_params = ParamHeaders()
 
     # -- ASGI entry ------------------------------------------------------------------------------------
 
     async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
         if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
+            await serve_lifespan(self._registry, receive, send, self.close_sessions)
             return
         if scope["type"] != "http":
             return
@@ -162,10 +150,9 @@ class StreamableHTTPApp:
             if path != self.path and not (path in ("", "/") and scope.get("root_path")):
                 raise Reject(404, INVALID_REQUEST, f"Not Found: the MCP endpoint is {self.path}")
             self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
-            if self.auth is not None:
-                await self.auth.authorize(scope, headers)
+            principal = await self.auth.authorize(scope, headers) if self.auth is not None else None
             if method == "POST":
-                await self._post(scope, headers, receive, send)
+                await self._post(scope, headers, principal, receive, send)
             elif method == "GET":
                 await self._get(headers, receive, send)
             elif method == "DELETE":
@@ -175,26 +162,6 @@ class StreamableHTTPApp:
         except Reject as reject:
             extra = [(b"allow", b"GET, POST, DELETE")] if reject.status == 405 else []
             await send_json(send, reject.status, reject.body, extra + reject.headers)
-
-    async def _lifespan(self, receive: Receive, send: ASGISend) -> None:
-        """ASGI lifespan events run the registry's lifespan: entered at startup (in each worker process), closed
-        at shutdown; a lifespan that fails to start fails the startup, so the server does not serve. Mounted
-        where lifespan events do not arrive, enter ``registry.running()`` in the host app's own lifespan."""
-        message = await receive()
-        if message["type"] != "lifespan.startup":
-            return
-        try:
-            async with self._registry.running():
-                await send({"type": "lifespan.startup.complete"})
-                while message["type"] != "lifespan.shutdown":
-                    message = await receive()
-                self.close_sessions()
-        except Exception as exc:
-            logger.exception("mcptools: the lifespan of %r failed", self._registry.name)
-            failed = "lifespan.shutdown.failed" if message["type"] == "lifespan.shutdown" else "lifespan.startup.failed"
-            await send({"type": failed, "message": f"{type(exc).__name__}: {exc}"})
-            return
-        await send({"type": "lifespan.shutdown.complete"})
 
     def stopping(self) -> None:
         """The server is stopping (uvicorn's graceful shutdown, before it waits for open responses): open
@@ -253,13 +220,14 @@ class StreamableHTTPApp:
 
     # -- POST ------------------------------------------------------------------------------------------
 
-    async def _post(self, scope: Scope, headers: Headers, receive: Receive, send: ASGISend) -> None:
+    async def _post(
+        self, scope: Scope, headers: Headers, principal: Principal | None, receive: Receive, send: ASGISend
+    ) -> None:
         if not is_json_content_type(headers.get("content-type")):
             raise Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json (UTF-8)")
         accept = headers.get("accept")
         sse_ok = accepts(accept, "text/event-stream")
-        json_ok = accepts(accept, "application/json")
-        if not (sse_ok or json_ok):
+        if not (sse_ok or accepts(accept, "application/json")):
             raise Reject(406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream")
         body = await self._read_body(headers, receive)
         try:
@@ -267,40 +235,59 @@ class StreamableHTTPApp:
         except ParseFailure as failure:
             raise Reject(400, PARSE_ERROR, str(failure)) from None
         if type(message) is list:
-            await self._post_batch(headers, message, sse_ok, send)
+            await self._post_batch(headers, message, sse_ok, principal, send)
             return
         kind = classify(message)
         if kind == "invalid":
             raise Reject(400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", echo_id(message))
-        if self.auth is not None and kind == "request":
-            self.auth.check_tool_scopes(scope, headers, message)
         params = message.get("params") if type(message.get("params")) is dict else {}
         meta = params.get("_meta")
-        names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
         # A request naming its revision in _meta is a 2026-07-28 one, which has no sessions: its transport says
         # to ignore an Mcp-Session-Id rather than route (and 404) on it.
+        names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
         entry = None if names_revision else self._session_for(headers, echo_id(message))
         if entry is not None:
             self._check_legacy_version(headers, message)
-            await self._post_in_session(entry, message, kind, sse_ok, send)
-            return
-        if kind == "request" and message["method"] == "initialize" and not names_revision:
-            if self.stateless_only:
-                # A legacy client has no way forward from here: the error is all it can show its user, so it
-                # names the versions this server does speak (as the 2026-07-28 versioning page asks).
-                raise self._no_legacy(message, params)
-            self._check_legacy_version(headers, message)
-            entry = self._new_session(message["id"])
-            entry.session.peer = _peer(scope)
-            response = await self.engine.handle(message, entry.session, discard)
-            extra = [(b"mcp-session-id", entry.session.id.encode("ascii"))]
-            await send_json(send, 200, response, extra)
-            return
-        if kind != "request":
-            # Without a session there is nothing a notification or a response could change.
-            await send_empty(send, 202)
-            return
-        self._check_stateless_headers(headers, message, params)
+            await self._post_in_session(entry, message, kind, sse_ok, principal, scope, headers, send)
+        elif kind == "request" and message["method"] == "initialize" and not names_revision:
+            await self._initialize(scope, headers, message, params, send)
+        elif kind != "request":
+            await send_empty(send, 202)  # without a session a notification or a response changes nothing
+        else:
+            await self._post_stateless(scope, headers, message, params, sse_ok, principal, receive, send)
+
+    async def _initialize(
+        self, scope: Scope, headers: Headers, message: dict[str, Any], params: dict[str, Any], send: ASGISend
+    ) -> None:
+        if self.stateless_only:
+            # A legacy client has no way forward from here: the error is all it can show its user, so it names
+            # the versions this server does speak (as the 2026-07-28 versioning page asks).
+            raise self._no_legacy(message, params)
+        self._check_legacy_version(headers, message)
+        entry = self._new_session(message["id"])
+        entry.session.peer = _peer(scope)
+        response = await self.engine.handle(message, entry.session)
+        await send_json(send, 200, response, [(b"mcp-session-id", entry.session.id.encode("ascii"))])
+
+    def _routed(self, scope: Scope, headers: Headers, routed: Call | dict[str, Any]) -> Call | dict[str, Any]:
+        """A routed request, refused with 403 ``insufficient_scope`` when the caller lacks its tool's scopes."""
+        if type(routed) is Call and isinstance(routed.refusal, InsufficientScope):
+            assert self.auth is not None
+            raise self.auth.insufficient(scope, headers, routed.refusal.scopes, routed.request_id)
+        return routed
+
+    async def _post_stateless(
+        self,
+        scope: Scope,
+        headers: Headers,
+        message: dict[str, Any],
+        params: dict[str, Any],
+        sse_ok: bool,
+        principal: Principal | None,
+        receive: Receive,
+        send: ASGISend,
+    ) -> None:
+        check_stateless_headers(headers, message, params)
         if not sse_ok and message["method"] == "subscriptions/listen":
             # Its result comes only when the stream ends: as one JSON body it would wait for the server to stop.
             raise Reject(
@@ -309,9 +296,49 @@ class StreamableHTTPApp:
                 "Not Acceptable: subscriptions/listen answers with an event stream; accept text/event-stream",
                 message["id"],
             )
-        await self._answer_stateless(message, sse_ok, json_ok, send, receive, _peer(scope))
+        mode = Mode.STATELESS_ONLY if self.stateless_only else Mode.STATELESS
+        routed = self._routed(scope, headers, self.engine.route(message, Session(peer=_peer(scope)), mode, principal))
+        if type(routed) is Call and routed.method == "tools/call":
+            self._header_params.check(headers, routed)
+        if not can_stream(routed):
+            response = await self.engine.serve(message, routed)
+            await send_json(send, http_status_for(response), response)
+            return
+        assert type(routed) is Call
+        await answer_stateless(self.engine, message, routed, sse_ok, send, receive)
 
-    async def _post_batch(self, headers: Headers, messages: list[Any], sse_ok: bool, send: ASGISend) -> None:
+    async def _post_in_session(
+        self,
+        entry: HTTPSession,
+        message: dict[str, Any],
+        kind: str,
+        sse_ok: bool,
+        principal: Principal | None,
+        scope: Scope,
+        headers: Headers,
+        send: ASGISend,
+    ) -> None:
+        engine = self.engine
+        if kind != "request":
+            await engine.handle(message, entry.session, principal=principal)
+            await send_empty(send, 202)
+            return
+        routed = self._routed(scope, headers, engine.route(message, entry.session, Mode.LENIENT, principal))
+        if not can_stream(routed):
+            await answer_at_once(engine, entry, message, routed, sse_ok, send, self.retry_ms)
+            return
+
+        async def answer(sink: EventSink) -> Answer:
+            response = await engine.serve(message, routed, sink)
+            if response is not None and sse_ok:
+                await sink.send(response)
+            return response
+
+        await answer_in_session(entry, answer, sse_ok, send, self.retry_ms)
+
+    async def _post_batch(
+        self, headers: Headers, messages: list[Any], sse_ok: bool, principal: Principal | None, send: ASGISend
+    ) -> None:
         entry = self._session_for(headers)
         refusal = refuse_batch(messages, entry.session if entry is not None else Session())
         if refusal is not None:
@@ -319,18 +346,19 @@ class StreamableHTTPApp:
             return
         assert entry is not None
         self._check_legacy_version(headers, None)
+        engine = self.engine
         if not any(classify(m) in ("request", "invalid") for m in messages):
             # Only notifications and responses: nothing is owed, and 2025-03-26 says 202 with no body.
-            await self.engine.handle_batch(messages, entry.session, discard)
+            await engine.handle_batch(messages, entry.session, principal=principal)
             await send_empty(send, 202)
             return
 
-        async def answer(emit: Send, close_stream: Callable[[], Awaitable[None]]) -> Answer:
-            return await self.engine.handle_batch(
-                messages, entry.session, emit, close_stream=close_stream, deliver=emit if sse_ok else None
+        async def answer(sink: EventSink) -> Answer:
+            return await engine.handle_batch(
+                messages, entry.session, sink, deliver=sink if sse_ok else None, principal=principal
             )
 
-        await self._answer_in_session(entry, answer, sse_ok, send)
+        await answer_in_session(entry, answer, sse_ok, send, self.retry_ms)
 
     @staticmethod
     def _no_legacy(message: dict[str, Any], params: dict[str, Any]) -> Reject:
@@ -358,247 +386,6 @@ class StreamableHTTPApp:
                 echo_id(message),
             )
 
-    def _check_stateless_headers(self, headers: Headers, message: dict[str, Any], params: dict[str, Any]) -> None:
-        request_id = message["id"]
-        problem = check_request_meta(params)
-        if problem is not None:
-            raise Reject(400, problem.code, problem.message, request_id, problem.data)
-        method = message["method"]
-        header_method = headers.get("mcp-method")
-        if header_method is None or header_method.strip() != method:
-            raise Reject(400, HEADER_MISMATCH, "Header mismatch: Mcp-Method must equal the body's method", request_id)
-        version = headers.get("mcp-protocol-version")
-        if version is None or version.strip() != params["_meta"][META_PROTOCOL_VERSION]:
-            raise Reject(
-                400,
-                HEADER_MISMATCH,
-                "Header mismatch: MCP-Protocol-Version must equal _meta's protocolVersion",
-                request_id,
-            )
-        field = _NAMED_METHODS.get(method)
-        if field is not None and field in params:
-            header_name = headers.get("mcp-name")
-            # A name that is not header-safe travels base64-encoded (=?base64?...?=), like Mcp-Param-* values.
-            if header_name is None or decode_param_header(header_name.strip()) != params[field]:
-                raise Reject(
-                    400,
-                    HEADER_MISMATCH,
-                    f"Header mismatch: Mcp-Name must equal the body's {field}",
-                    request_id,
-                )
-        if method == "tools/call" and type(params.get("name")) is str:
-            arguments = params.get("arguments")
-            self._check_param_headers(headers, params["name"], arguments if type(arguments) is dict else {}, request_id)
-
-    def _param_headers(self, tool_name: str) -> dict[str, str]:
-        """The tool's ``x-mcp-header`` properties, ``{argument: header suffix}``, cached per registered
-        tool."""
-        tool = self.engine.registry.get(tool_name)
-        if tool is None:
-            return {}
-        cached = self._header_params.get(tool_name)
-        if cached is not None and cached[0] is tool:
-            return cached[1]
-        mapping: dict[str, str] = {}
-        properties = tool.input_schema.get("properties")
-        if type(properties) is dict:
-            for name, schema in properties.items():
-                if type(schema) is dict and type(schema.get("x-mcp-header")) is str:
-                    mapping[name] = schema["x-mcp-header"]
-        self._header_params[tool_name] = (tool, mapping)
-        return mapping
-
-    def _check_param_headers(
-        self, headers: Headers, tool_name: str, arguments: dict[str, Any], request_id: Any
-    ) -> None:
-        for argument, suffix in self._param_headers(tool_name).items():
-            if argument not in arguments or arguments[argument] is None:
-                continue
-            raw = headers.get(f"mcp-param-{suffix.lower()}")
-            if raw is None:
-                raise Reject(400, HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{suffix} is required", request_id)
-            decoded = decode_param_header(raw.strip())
-            if decoded is None or decoded != header_text(arguments[argument]):
-                raise Reject(
-                    400,
-                    HEADER_MISMATCH,
-                    f"Header mismatch: Mcp-Param-{suffix} does not match argument '{argument}'",
-                    request_id,
-                )
-
-    def _can_stream(self, message: dict[str, Any]) -> bool:
-        """Whether answering ``message`` may emit anything before its response, or be worth interrupting when
-        the client goes away: only calls to tools that take a ``Context`` or are async. Everything else (a
-        sync tool runs in a thread no cancellation can stop) is answered inline, without the extra tasks that
-        streaming and watching for a disconnect cost on every request. A ``subscriptions/listen`` stream always
-        streams."""
-        method = message.get("method")
-        if method == "subscriptions/listen":
-            return True  # a stream by nature: the acknowledgment, then a frame per change
-        if method != "tools/call":
-            return False
-        params = message.get("params")
-        name = params.get("name") if type(params) is dict else None
-        tool = self.engine.registry.get(name) if type(name) is str else None
-        return tool is not None and (tool.is_async or tool.context_param is not None)
-
-    async def _answer_stateless(
-        self,
-        message: dict[str, Any],
-        sse_ok: bool,
-        json_ok: bool,
-        send: ASGISend,
-        receive: Receive,
-        peer: str | None = None,
-    ) -> None:
-        if not self._can_stream(message):
-            # _check_stateless_headers held _meta to check_request_meta already: the engine need not again.
-            response = await self.engine.handle(
-                message, Session(peer=peer), discard, strict=True, modern_only=self.stateless_only, meta_checked=True
-            )
-            await send_json(send, http_status_for(response), response)
-            return
-        stream = EventStream()
-
-        async def emit(outgoing: dict[str, Any]) -> None:
-            stream.push(outgoing)
-
-        final: list[dict[str, Any] | None] = []
-
-        async def run() -> None:
-            try:
-                final.append(
-                    await self.engine.handle(
-                        message,
-                        Session(peer=peer),
-                        emit,
-                        strict=True,
-                        modern_only=self.stateless_only,
-                        meta_checked=True,
-                    )
-                )
-            finally:
-                stream.finish()
-
-        task = asyncio.ensure_future(run())
-        try:
-            await until_disconnect(stream.first(), receive)
-            if (stream.done and not stream.messages) or not sse_ok:
-                # Nothing streamed before the answer (or the client takes only JSON): one plain JSON response.
-                await until_disconnect(asyncio.shield(task), receive)
-                response = final[0] if final else None
-                await send_json(send, http_status_for(response), response)
-                return
-            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-            await stream_without_ids(stream, send, receive, final)
-        except Disconnected:
-            pass
-        finally:
-            if not task.done():
-                task.cancel()
-
-    async def _post_in_session(
-        self, entry: HTTPSession, message: dict[str, Any], kind: str, sse_ok: bool, send: ASGISend
-    ) -> None:
-        if kind != "request":
-            await self.engine.handle(message, entry.session, discard)
-            await send_empty(send, 202)
-            return
-        if not self._can_stream(message):
-            await self._answer_at_once(entry, message, sse_ok, send)
-            return
-
-        async def answer(emit: Send, close_stream: Callable[[], Awaitable[None]]) -> Answer:
-            response = await self.engine.handle(message, entry.session, emit, close_stream=close_stream)
-            if response is not None and sse_ok:
-                await emit(response)
-            return response
-
-        await self._answer_in_session(entry, answer, sse_ok, send)
-
-    async def _answer_at_once(self, entry: HTTPSession, message: dict[str, Any], sse_ok: bool, send: ASGISend) -> None:
-        """A request that cannot emit anything before its response, answered inline: no task, no stream to
-        follow, and the whole SSE body (priming event and response) in one write. Like a followed stream
-        that ended, nothing is kept for a later ``Last-Event-ID``: the response went out in that write."""
-        entry.in_flight += 1
-        try:
-            response = await self.engine.handle(message, entry.session, discard)
-        finally:
-            entry.in_flight -= 1
-        text = encode_message(response) if response is not None else None
-        if text is None:
-            await send_empty(send, 202)
-            return
-        if not sse_ok:
-            await send_json(send, 200, response)
-            return
-        stream_id = secrets.token_hex(8)
-        parts = []
-        if _supports_priming(entry.session.protocol_version):
-            parts.append(sse_event(f"{stream_id}:0", "", retry_ms=self.retry_ms))
-        parts.append(sse_event(f"{stream_id}:1", text))
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-        await send({"type": "http.response.body", "body": b"".join(parts), "more_body": False})
-
-    async def _answer_in_session(
-        self,
-        entry: HTTPSession,
-        answer: Callable[[Send, Callable[[], Awaitable[None]]], Awaitable[Answer]],
-        sse_ok: bool,
-        send: ASGISend,
-    ) -> None:
-        """Run ``answer`` (one request, or a batch) on a session: over SSE, everything it emits (our
-        notifications and questions, then its responses) goes out as resumable events; a client that takes
-        only JSON gets its answer as one body once the work is done."""
-        stream = EventStream()
-        entry.streams[stream.id] = stream
-        final: list[Answer] = []
-
-        async def emit(outgoing: dict[str, Any]) -> None:
-            if not sse_ok and "id" in outgoing and "method" in outgoing:
-                # A plain JSON answer has no room for our questions: fail them rather than wait forever.
-                raise ClientRequestError(
-                    INTERNAL_ERROR, "the client takes no event stream, so it cannot be asked anything"
-                )
-            stream.push(outgoing)
-
-        async def close_stream() -> None:
-            stream.cut()
-
-        async def run() -> None:
-            entry.in_flight += 1
-            try:
-                final.append(await answer(emit, close_stream))
-            finally:
-                entry.in_flight -= 1
-                stream.finish()
-
-        # The call belongs to the session, not to this HTTP response: it goes on if the client reconnects.
-        task = asyncio.ensure_future(run())
-        if not sse_ok:
-            await asyncio.shield(task)
-            entry.streams.pop(stream.id, None)
-            body = final[0] if final else None
-            await send_json(send, 200 if body is not None else 202, body)
-            return
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-        if _supports_priming(entry.session.protocol_version):
-            await send(
-                {
-                    "type": "http.response.body",
-                    "more_body": True,
-                    "body": sse_event(stream.event_id(0), "", retry_ms=self.retry_ms),
-                }
-            )
-        await self._follow(entry, stream, send, 0)
-
-    async def _follow(self, entry: HTTPSession, stream: EventStream, send: ASGISend, start: int) -> None:
-        async for event_id, data in stream.follow(start):
-            await send({"type": "http.response.body", "body": sse_event(event_id, data), "more_body": True})
-        if stream.done:
-            entry.streams.pop(stream.id, None)
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-
     # -- GET and DELETE --------------------------------------------------------------------------------
 
     async def _get(self, headers: Headers, receive: Receive, send: ASGISend) -> None:
@@ -614,14 +401,14 @@ class StreamableHTTPApp:
             stream = entry.streams[parsed[0]]
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             with contextlib.suppress(Disconnected):
-                await until_disconnect(self._follow(entry, stream, send, parsed[1]), receive)
+                await until_disconnect(follow(entry, stream, send, parsed[1]), receive)
             return
         if entry.standalone:
             raise Reject(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
         entry.standalone = True
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-            if _supports_priming(entry.session.protocol_version):
+            if supports_priming(entry.session.protocol_version):
                 await send(
                     {
                         "type": "http.response.body",
@@ -663,11 +450,6 @@ class StreamableHTTPApp:
 
 
 # -- small helpers ---------------------------------------------------------------------------------------
-
-
-def _supports_priming(version: str | None) -> bool:
-    # Priming events (an id with empty data) came with 2025-11-25; older clients may choke on empty data.
-    return version is not None and version >= "2025-11-25"
 
 
 def _peer(scope: Scope) -> str | None:

@@ -1,6 +1,7 @@
 """Authorization at the HTTP edge of the Streamable HTTP app (see ``mcptools.auth`` for the model): the 401 and
-403 answers with their ``WWW-Authenticate`` challenges, the RFC 9728 metadata document, and binding the verified
-principal to the request for the engine, ``Context.principal`` and per-tool scopes.
+403 answers with their ``WWW-Authenticate`` challenges and the RFC 9728 metadata document. The verified principal
+goes to the engine with the request (``Context.principal``, per-tool scopes); a call the engine refuses for want
+of a tool's scopes (``InsufficientScope``, in the engine's own terms) is answered 403 here.
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
 from .._jsonrpc import INVALID_REQUEST
-from ..auth import WELL_KNOWN, AuthSettings, bind_principal, challenge, missing_scopes
+from ..auth import WELL_KNOWN, AuthSettings, Principal, challenge
 from .asgi_io import ASGISend, Headers, Reject, Scope, local_path, send_json
 
 if TYPE_CHECKING:
-    from .._protocol.calls import ToolSource
+    from .._call import ToolSource
 
 __all__ = ["HTTPAuth"]
 
@@ -70,9 +71,9 @@ class HTTPAuth:
         )
         await send_json(send, 200, document, [(b"access-control-allow-origin", b"*")])
 
-    async def authorize(self, scope: Scope, headers: Headers) -> None:
-        """401 without a valid bearer token, 403 without the scopes every request needs; otherwise the
-        principal is bound to this request."""
+    async def authorize(self, scope: Scope, headers: Headers) -> Principal:
+        """The verified principal of this request: 401 without a valid bearer token, 403 without the scopes every
+        request needs."""
         settings = self.settings
         principal = await settings.authenticate(headers.get("authorization"))
         required = settings.required_scopes
@@ -87,7 +88,7 @@ class HTTPAuth:
             )
         if not principal.has_scopes(required):
             raise self.insufficient(scope, headers, required, None)
-        bind_principal(principal)
+        return principal
 
     def insufficient(self, scope: Scope, headers: Headers, needed: Iterable[str], request_id: Any) -> Reject:
         wanted = list(dict.fromkeys([*self.settings.required_scopes, *needed]))
@@ -99,13 +100,3 @@ class HTTPAuth:
             request_id,
             headers=[(b"www-authenticate", value)],
         )
-
-    def check_tool_scopes(self, scope: Scope, headers: Headers, message: dict[str, Any]) -> None:
-        """403 insufficient_scope for a call to a tool whose scopes the caller lacks."""
-        if message.get("method") != "tools/call":
-            return
-        params = message.get("params")
-        name = params.get("name") if type(params) is dict else None
-        tool = self.registry.get(name) if type(name) is str else None
-        if tool is not None and missing_scopes(tool):
-            raise self.insufficient(scope, headers, tool.scopes, message["id"])

@@ -12,7 +12,6 @@ from typing import Any, Final, final
 
 from .._jsonrpc import error_response
 from .._protocol.wire import encode_message
-from .streams import EventStream, sse_event
 
 __all__ = [
     "ASGISend",
@@ -26,7 +25,6 @@ __all__ = [
     "Scope",
     "send_empty",
     "send_json",
-    "stream_without_ids",
     "local_path",
     "until_disconnect",
 ]
@@ -108,21 +106,6 @@ async def send_json(send: ASGISend, status: int, body: Answer, extra: list[tuple
 async def send_empty(send: ASGISend, status: int, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     await send({"type": "http.response.start", "status": status, "headers": extra or []})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-async def stream_without_ids(stream: EventStream, send: ASGISend, receive: Receive, final: list[Any]) -> None:
-    """A stateless answer as SSE: the notifications, then the response. Nothing to resume, so no ids."""
-
-    async def pump() -> None:
-        async for _event_id, data in stream.follow():
-            await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
-        if final and final[0] is not None:
-            text = encode_message(final[0])
-            if text is not None:
-                await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-    await until_disconnect(pump(), receive)
 
 
 async def until_disconnect(work: Awaitable[Any], receive: Receive) -> Any:

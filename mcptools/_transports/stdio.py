@@ -21,24 +21,26 @@ import contextlib
 import logging
 import os
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO, Final
+from typing import TYPE_CHECKING, BinaryIO, Final, final
 
-from .._jsonrpc import PARSE_ERROR, error_response
+from .._jsonrpc import RequestId
 from .._protocol.engine import Engine
-from .._protocol.session import Session
-from .._protocol.wire import ParseFailure, decode_message, encode_message
+from .._protocol.wire import ParseFailure, encode_message
+from .loop import Outgoing, serve_connection
 
 if TYPE_CHECKING:
     from .._protocol.engine import Served
 
-__all__ = ["claim_stdout", "serve_stdio", "serve_stdio_async"]
+__all__ = ["StdioTransport", "claim_stdout", "serve_stdio", "serve_stdio_async"]
 
 logger = logging.getLogger("mcptools.stdio")
 
 _MAX_LINE: Final = 16 * 1024 * 1024
+_TOO_LONG: Final = b"\x00too-long"
 
 
 def _read_line(stream: BinaryIO) -> bytes | None:
@@ -51,8 +53,141 @@ def _read_line(stream: BinaryIO) -> bytes | None:
             rest = stream.readline(_MAX_LINE)
             if not rest or rest.endswith(b"\n"):
                 break
-        return b"\x00too-long"
+        return _TOO_LONG
     return line
+
+
+def _is_pipe(stream: BinaryIO) -> bool:
+    """Whether ``stream`` is a pipe or socket the event loop can read or write without a thread. A terminal or a
+    file is not: asyncio would switch a terminal shared with the shell to non-blocking mode, and it cannot poll
+    files."""
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False  # no file descriptor (BytesIO, a wrapper)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+@final
+class _Lines(asyncio.Protocol):
+    """Lines of a pipe, split as they arrive (with the same too-long marker as ``_read_line``)."""
+
+    def __init__(self, lines: asyncio.Queue[bytes | None]) -> None:
+        self._lines = lines
+        self._pending = bytearray()
+        self._discarding = False  # inside a line already reported too long: drop up to its newline
+
+    def data_received(self, data: bytes) -> None:
+        pending = self._pending
+        pending += data
+        start = 0
+        while True:
+            cut = pending.find(b"\n", start)
+            if cut < 0:
+                break
+            if self._discarding:
+                self._discarding = False
+                self._lines.put_nowait(_TOO_LONG)
+            elif cut + 1 - start > _MAX_LINE + 1:
+                self._lines.put_nowait(_TOO_LONG)
+            else:
+                self._lines.put_nowait(bytes(pending[start : cut + 1]))
+            start = cut + 1
+        del pending[:start]
+        if len(pending) > _MAX_LINE:
+            pending.clear()
+            self._discarding = True
+
+    def eof_received(self) -> bool:
+        if self._pending and not self._discarding:
+            self._lines.put_nowait(bytes(self._pending))
+        self._pending.clear()
+        self._lines.put_nowait(None)
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lines.put_nowait(None)
+
+
+@final
+class _Drain(asyncio.Protocol):
+    """The write side of a pipe: ``wait`` returns once the pipe takes data again (the client reads)."""
+
+    def __init__(self) -> None:
+        self._writable = asyncio.Event()
+        self._writable.set()
+
+    def pause_writing(self) -> None:
+        self._writable.clear()
+
+    def resume_writing(self) -> None:
+        self._writable.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._writable.set()
+
+    async def wait(self) -> None:
+        await self._writable.wait()
+
+
+@final
+class StdioTransport:
+    """Newline-delimited JSON-RPC on two binary streams (the process's stdin and the protocol's stdout).
+
+    Pipes are read and written by the event loop itself; anything else (a terminal, a file, an in-memory stream)
+    by a daemon thread reading lines and writes made in the loop's executor, so that a silent client never holds
+    a stopping server and a slow one never blocks the loop."""
+
+    peer: Final = "stdio"
+    can_stream: Final = True
+
+    def __init__(self, reader: BinaryIO, writer: BinaryIO) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._pipe: asyncio.WriteTransport | None = None
+        self._drain: _Drain | None = None
+        self._lock = asyncio.Lock()
+
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        lines = self._lines
+        if _is_pipe(self._reader):
+            await loop.connect_read_pipe(lambda: _Lines(lines), self._reader)
+        else:
+            _start_reader(self._reader, loop, lines)
+        if _is_pipe(self._writer):
+            self._pipe, self._drain = await loop.connect_write_pipe(_Drain, self._writer)
+
+    async def receive(self) -> bytes | None:
+        while True:
+            line = await self._lines.get()
+            if line is None:
+                self._lines.put_nowait(None)  # the end stays the end for any later read
+                return None
+            if line == _TOO_LONG:
+                raise ParseFailure(f"Parse error: the line is longer than {_MAX_LINE} bytes")
+            if line.strip():
+                return line
+
+    async def send(self, message: Outgoing, related: RequestId | None = None) -> None:
+        text = encode_message(message)
+        if text is None:
+            return
+        data = text.encode("utf-8") + b"\n"
+        pipe = self._pipe
+        if pipe is not None:
+            if pipe.is_closing():
+                raise BrokenPipeError("the client closed its end of the protocol stream")
+            pipe.write(data)
+            if self._drain is not None and pipe.get_write_buffer_size():
+                await self._drain.wait()
+            return
+        async with self._lock:
+            await asyncio.get_running_loop().run_in_executor(None, _write_all, self._writer, data)
+
+    async def close(self) -> None:
+        return None  # the streams are the process's: they close when it exits
 
 
 async def serve_stdio_async(
@@ -65,81 +200,21 @@ async def serve_stdio_async(
     """Serve ``registry`` on the given binary streams (the process's own by default) until end of input, its
     lifespan entered around it (a lifespan that fails to start raises here, before anything is read)."""
     engine = engine if engine is not None else registry.engine
-    reader = stdin if stdin is not None else sys.stdin.buffer
-    writer = stdout if stdout is not None else sys.stdout.buffer
-    loop = asyncio.get_running_loop()
-    session = Session(peer="stdio")
-    write_lock = asyncio.Lock()
-    running: set[asyncio.Task[None]] = set()
-
-    async def write(message: dict[str, Any] | list[dict[str, Any]]) -> None:
-        text = encode_message(message)
-        if text is None:
-            return
-        data = text.encode("utf-8") + b"\n"
-        async with write_lock:
-            await loop.run_in_executor(None, _write_all, writer, data)
-
-    # Notifications of the server's own (the tool list changed) go out on the same stream.
-    session.open_outlet(write)
-
-    async def serve_one(message: object) -> None:
-        response = await engine.handle(message, session, write)
-        if response is not None:
-            await write(response)
-
-    async def serve_batch(messages: list[Any]) -> None:
-        responses = await engine.handle_batch(messages, session, write)
-        if responses is not None:
-            await write(responses)
-
+    transport = StdioTransport(
+        stdin if stdin is not None else sys.stdin.buffer, stdout if stdout is not None else sys.stdout.buffer
+    )
     async with registry.running():
-        lines = _start_reader(reader, loop)
-        try:
-            while True:
-                line = await lines.get()
-                if line is None:
-                    break
-                if not line.strip():
-                    continue
-                try:
-                    if line == b"\x00too-long":
-                        raise ParseFailure(f"Parse error: the line is longer than {_MAX_LINE} bytes")
-                    message = decode_message(line)
-                except ParseFailure as failure:
-                    await write(error_response(None, PARSE_ERROR, str(failure)))
-                    continue
-                if (
-                    isinstance(message, dict)
-                    and "method" not in message
-                    and ("result" in message or "error" in message)
-                ):
-                    # A client's answer to one of our requests: deliver it now, a waiting tool depends on it.
-                    await engine.handle(message, session, write)
-                    continue
-                task = asyncio.ensure_future(serve_batch(message) if type(message) is list else serve_one(message))
-                running.add(task)
-                task.add_done_callback(running.discard)
-        except asyncio.CancelledError:
-            # Stopped from outside (SIGTERM, Ctrl-C): running calls are cancelled, then the lifespan closes.
-            session.close()
-            for task in running:
-                task.cancel()
-            raise
-        # No more input means no answers to our questions: those fail, and calls that need none finish normally.
-        session.close(cancel_running=False)
-        if running:
-            await asyncio.gather(*running, return_exceptions=True)
+        await transport.open()
+        await serve_connection(engine, transport)
 
 
-def _start_reader(reader: BinaryIO, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[bytes | None]:
+def _start_reader(reader: BinaryIO, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[bytes | None]) -> None:
     """Lines of ``reader`` as they arrive (``None`` at its end), read by a daemon thread: a read blocked on a
     silent client must not keep the process alive once the server has been told to stop (SIGTERM).
 
     The process's own stdin is read from its file descriptor with ``os.read``: a daemon thread blocked inside
     the buffered ``sys.stdin`` holds that object's lock, and the interpreter aborts at exit trying to take it.
     """
-    lines: asyncio.Queue[bytes | None] = asyncio.Queue()
     source = _fd_lines(0) if reader is getattr(sys.stdin, "buffer", None) else _stream_lines(reader)
 
     def pump() -> None:
@@ -152,7 +227,6 @@ def _start_reader(reader: BinaryIO, loop: asyncio.AbstractEventLoop) -> asyncio.
                 return
 
     threading.Thread(target=pump, name="mcptools-stdin", daemon=True).start()
-    return lines
 
 
 def _stream_lines(reader: BinaryIO) -> Iterator[bytes | None]:
@@ -189,9 +263,9 @@ def _fd_lines(fd: int) -> Iterator[bytes | None]:
             del pending[: cut + 1]
             if discarding:
                 discarding = False
-                yield b"\x00too-long"
+                yield _TOO_LONG
             elif len(line) > _MAX_LINE + 1:
-                yield b"\x00too-long"
+                yield _TOO_LONG
             else:
                 yield line
         if len(pending) > _MAX_LINE:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from .._errors import ToolDefinitionError
 from .._profiles import Exported, export_schema
-from .._repair import CALL_REPAIRS, repairs_option
+from .._protocol.session import Session
+from .._repair import repairs_option
 from .._validation.messages import invalid_arguments
 
 if TYPE_CHECKING:
@@ -159,21 +160,13 @@ def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome
 
 def _call(registry: ToolRegistry, name: str, arguments: dict[str, Any], fixes: frozenset[str] | None) -> Outcome:
     """The one way a provider call reaches the tool: the registry's own ``tools/call`` pipeline, which validates
-    once and, for arguments that fail, makes the repairs ``run(..., repair=...)`` chose (``fixes``; ``None``: the
-    registry's own ``repair=``)."""
-    token = CALL_REPAIRS.set(fixes)
-    try:
-        return _outcome(registry.handle(_request(name, arguments)))
-    finally:
-        CALL_REPAIRS.reset(token)
+    once and, for arguments that fail, makes the repairs ``run(..., repair=...)`` chose (``fixes``, riding on the
+    call; ``None``: the registry's own ``repair=``)."""
+    return _outcome(registry.engine.handle_sync(_request(name, arguments), repairs=fixes))
 
 
 async def _acall(registry: ToolRegistry, name: str, arguments: dict[str, Any], fixes: frozenset[str] | None) -> Outcome:
-    token = CALL_REPAIRS.set(fixes)
-    try:
-        return _outcome(await registry.handle_async(_request(name, arguments)))
-    finally:
-        CALL_REPAIRS.reset(token)
+    return _outcome(await registry.engine.handle(_request(name, arguments), Session(peer="local"), repairs=fixes))
 
 
 def _fixes(repair_option: object) -> frozenset[str] | None:

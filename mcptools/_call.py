@@ -1,0 +1,143 @@
+"""One request as it travels: the record every stage reads and fills in.
+
+The engine's routing makes a ``Call`` from a decoded request: what it is (id, method, params), which generation
+it speaks (``legacy``, the client's capabilities and log level), who sent it (``principal``, the ``session``) and
+how anything said before the answer reaches the client (``stream``). For ``tools/call`` the pipeline's stages
+(``mcptools._pipeline``) fill in the rest in order: route (the tool), authorize, prepare (arguments, keyword
+arguments, earlier rounds' answers, repair notes), invoke and finish (the result).
+
+What a stage needs comes on the Call: never through a context variable the core reads, an environment variable
+or a positional flag. A transport says how it serves a request with one ``Mode`` and hands over one ``Stream``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
+
+from ._jsonrpc import RequestId
+from ._protocol.session import Session
+
+if TYPE_CHECKING:
+    from ._context import Context
+    from ._middleware import Middleware
+    from ._protocol.state import StateSealer
+    from ._tool import Tool
+    from .auth import Principal
+
+__all__ = ["NO_STREAM", "Call", "Mode", "Stream", "ToolSource"]
+
+
+class Mode(Enum):
+    """How a transport serves requests, the one thing it tells the engine besides the message.
+
+    ``LENIENT``: a request without 2026-07-28 ``_meta`` is served on its 2025 session, or (with none) leniently as
+    the current revision (stdio, the in-memory client, ``registry.handle``, a POST carrying ``Mcp-Session-Id``).
+    ``STATELESS``: every request must name its revision in ``_meta`` (a POST without a session). ``STATELESS_ONLY``:
+    that, on a transport that opens no 2025 sessions at all, so the only version it names is 2026-07-28.
+    """
+
+    LENIENT = "lenient"
+    STATELESS = "stateless"
+    STATELESS_ONLY = "stateless-only"
+
+
+class Stream(Protocol):
+    """The way from the server to the client while one request is answered: the transport's side of it.
+
+    ``streaming`` says whether what is sent before the response reaches the client (progress, logs, questions);
+    ``close`` ends the transport's stream early so the client resumes on a new one (HTTP's SSE with
+    ``Last-Event-ID``; a no-op where streams cannot be resumed).
+    """
+
+    @property
+    def streaming(self) -> bool: ...
+    async def send(self, message: dict[str, Any]) -> None: ...
+    async def close(self) -> None: ...
+
+
+@final
+class _NoStream:
+    """The stream of a request answered with its response alone (``registry.handle``, a plain JSON answer)."""
+
+    __slots__ = ()
+    streaming: Final = False
+
+    async def send(self, message: dict[str, Any]) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+NO_STREAM: Final[Stream] = _NoStream()
+
+
+class ToolSource(Protocol):
+    """What the engine and the pipeline need of a registry; a protocol, so neither imports the registry."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def instructions(self) -> str | None: ...
+    @property
+    def expose_errors(self) -> bool: ...
+    @property
+    def repair(self) -> frozenset[str]: ...
+    def get(self, name: str) -> Tool | None: ...
+    def list_tools(self) -> list[dict[str, Any]]: ...
+    @property
+    def state(self) -> Any: ...
+    @property
+    def call_layers(self) -> tuple[Middleware, ...]: ...
+    @property
+    def request_layers(self) -> tuple[Middleware, ...]: ...
+    def on_tools_changed(self, callback: Callable[[], None]) -> None: ...
+
+
+@final
+@dataclass(slots=True, eq=False)
+class Call:
+    """One request on its way through the engine and, for ``tools/call``, the pipeline's stages."""
+
+    request_id: RequestId
+    method: str
+    params: dict[str, Any]
+    meta: Mapping[str, Any]
+    # A request on an initialized 2025 session; otherwise 2026-07-28 (or served leniently as it).
+    legacy: bool
+    capabilities: Mapping[str, Any]
+    log_level: str | None
+    session: Session
+    source: ToolSource
+    sealer: StateSealer
+    mode: Mode
+    # The verified caller (HTTP with authorization); ``None`` where there is none, and then scopes do not apply.
+    principal: Principal | None = None
+    # The repairs this call may make to failing arguments (a provider's ``run(..., repair=...)``); ``None``: the
+    # registry's own ``repair=``.
+    repairs: frozenset[str] | None = None
+    stream: Stream = NO_STREAM
+    # Whether a sync tool runs in the caller's thread (the sync driver) rather than a worker thread.
+    inline: bool = False
+    # An authorization refusal found while routing: the transport may answer it in its own terms (HTTP's 403).
+    refusal: Exception | None = None
+    # Filled in by the pipeline's stages, in this order.
+    name: str = ""
+    tool: Tool = None  # type: ignore[assignment]  # set by the route stage before any other stage reads it
+    arguments: dict[str, Any] | None = None
+    kwargs: dict[str, Any] | None = None
+    answers: dict[str, Any] | None = None
+    replay: dict[str, Any] | None = None
+    notes: tuple[str, ...] = ()
+    context: Context | None = None
+    result: dict[str, Any] | None = None
+
+    @property
+    def progress_token(self) -> str | int | None:
+        token = self.meta.get("progressToken")
+        return token if type(token) in (str, int) else None

@@ -1,0 +1,184 @@
+"""How the Streamable HTTP app answers a routed request: as one JSON body, or as an event stream.
+
+A request that can say nothing before its response (``can_stream`` is false: every method but a call to a tool
+that runs on the loop, and ``subscriptions/listen``) is answered inline, with no task and no stream to follow.
+Anything else runs as a task writing into an ``EventStream``: a stateless request streams its notifications and
+then its response (or, when nothing came before it, answers with plain JSON); a request on a 2025 session belongs
+to the session, not to the HTTP response, so it goes on if the client drops the connection, and a later GET with
+``Last-Event-ID`` resumes the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, final
+
+from .._call import Call
+from .._errors import ClientRequestError
+from .._jsonrpc import INTERNAL_ERROR
+from .._protocol.listen import LISTEN_METHOD
+from .._protocol.request_rules import http_status_for
+from .._protocol.wire import encode_message
+from .asgi_io import SSE_HEADERS, Answer, ASGISend, Disconnected, Receive, send_empty, send_json, until_disconnect
+from .streams import EventStream, sse_event
+
+if TYPE_CHECKING:
+    from .._protocol.engine import Engine
+    from .asgi_sessions import HTTPSession
+
+__all__ = ["EventSink", "answer_at_once", "answer_in_session", "answer_stateless", "can_stream", "follow"]
+
+
+def can_stream(routed: Call | dict[str, Any]) -> bool:
+    """Whether answering may emit anything before the response, or be worth interrupting when the client goes
+    away: a ``subscriptions/listen`` stream, and a call to a tool that runs on the loop (``Tool.needs_loop``:
+    async, taking a ``Context``, or timed). A sync tool runs in a thread no cancellation can stop."""
+    if type(routed) is not Call or routed.refusal is not None:
+        return False
+    return routed.method == LISTEN_METHOD or (routed.method == "tools/call" and routed.tool.needs_loop)
+
+
+@final
+@dataclass(slots=True, eq=False)
+class EventSink:
+    """One request's ``Stream`` into an ``EventStream``. Over a plain JSON answer (``questions`` false) there is
+    no room for the server's questions, so they fail at once instead of waiting forever; ``close`` cuts the
+    current reader off where a later GET can resume (``resumable``)."""
+
+    events: EventStream
+    questions: bool = True
+    resumable: bool = False
+    streaming: ClassVar[bool] = True
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if not self.questions and "id" in message and "method" in message:
+            raise ClientRequestError(INTERNAL_ERROR, "the client takes no event stream, so it cannot be asked anything")
+        self.events.push(message)
+
+    async def close(self) -> None:
+        if self.resumable:
+            self.events.cut()
+
+
+async def answer_stateless(
+    engine: Engine, message: dict[str, Any], routed: Call, sse_ok: bool, send: ASGISend, receive: Receive
+) -> None:
+    """A 2026-07-28 request: its notifications then its response as SSE (nothing to resume, so no ids), or one
+    JSON body when nothing came before the response or the client takes only JSON."""
+    events = EventStream()
+    final: list[dict[str, Any] | None] = []
+
+    async def run() -> None:
+        try:
+            final.append(await engine.serve(message, routed, EventSink(events)))
+        finally:
+            events.finish()
+
+    task = asyncio.ensure_future(run())
+    try:
+        await until_disconnect(events.first(), receive)
+        if (events.done and not events.messages) or not sse_ok:
+            await until_disconnect(asyncio.shield(task), receive)
+            response = final[0] if final else None
+            await send_json(send, http_status_for(response), response)
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        await until_disconnect(_pump(events, final, send), receive)
+    except Disconnected:
+        pass
+    finally:
+        if not task.done():
+            task.cancel()
+
+
+async def _pump(events: EventStream, final: list[dict[str, Any] | None], send: ASGISend) -> None:
+    async for _event_id, data in events.follow():
+        await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
+    if final and final[0] is not None:
+        text = encode_message(final[0])
+        if text is not None:
+            await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def answer_at_once(
+    engine: Engine,
+    entry: HTTPSession,
+    message: dict[str, Any],
+    routed: Call | dict[str, Any],
+    sse_ok: bool,
+    send: ASGISend,
+    retry_ms: int,
+) -> None:
+    """A session request that cannot emit anything before its response, answered inline: the whole SSE body
+    (priming event and response) in one write. Like a followed stream that ended, nothing is kept for a later
+    ``Last-Event-ID``: the response went out in that write."""
+    entry.in_flight += 1
+    try:
+        response = await engine.serve(message, routed)
+    finally:
+        entry.in_flight -= 1
+    text = encode_message(response) if response is not None else None
+    if text is None:
+        await send_empty(send, 202)
+        return
+    if not sse_ok:
+        await send_json(send, 200, response)
+        return
+    stream_id = secrets.token_hex(8)
+    parts = []
+    if supports_priming(entry.session.protocol_version):
+        parts.append(sse_event(f"{stream_id}:0", "", retry_ms=retry_ms))
+    parts.append(sse_event(f"{stream_id}:1", text))
+    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+    await send({"type": "http.response.body", "body": b"".join(parts), "more_body": False})
+
+
+async def answer_in_session(
+    entry: HTTPSession, answer: Callable[[EventSink], Awaitable[Answer]], sse_ok: bool, send: ASGISend, retry_ms: int
+) -> None:
+    """Run ``answer`` (one request, or a batch) on a session: over SSE, everything it emits (our notifications
+    and questions, then its responses) goes out as resumable events; a client that takes only JSON gets its
+    answer as one body once the work is done."""
+    events = EventStream()
+    entry.streams[events.id] = events
+    final: list[Answer] = []
+
+    async def run() -> None:
+        entry.in_flight += 1
+        try:
+            final.append(await answer(EventSink(events, questions=sse_ok, resumable=True)))
+        finally:
+            entry.in_flight -= 1
+            events.finish()
+
+    # The call belongs to the session, not to this HTTP response: it goes on if the client reconnects.
+    task = asyncio.ensure_future(run())
+    if not sse_ok:
+        await asyncio.shield(task)
+        entry.streams.pop(events.id, None)
+        body = final[0] if final else None
+        await send_json(send, 200 if body is not None else 202, body)
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+    if supports_priming(entry.session.protocol_version):
+        priming = sse_event(events.event_id(0), "", retry_ms=retry_ms)
+        await send({"type": "http.response.body", "more_body": True, "body": priming})
+    await follow(entry, events, send, 0)
+
+
+async def follow(entry: HTTPSession, events: EventStream, send: ASGISend, start: int) -> None:
+    """Send ``events`` from ``start`` on until the stream ends or is cut (then the client resumes it)."""
+    async for event_id, data in events.follow(start):
+        await send({"type": "http.response.body", "body": sse_event(event_id, data), "more_body": True})
+    if events.done:
+        entry.streams.pop(events.id, None)
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def supports_priming(version: str | None) -> bool:
+    # Priming events (an id with empty data) came with 2025-11-25; older clients may choke on empty data.
+    return version is not None and version >= "2025-11-25"

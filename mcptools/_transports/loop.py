@@ -1,0 +1,134 @@
+"""The transport contract, and the one message loop every connection-shaped transport shares.
+
+A connection-shaped transport carries JSON-RPC messages both ways on one channel for as long as a client stays:
+stdio, the in-memory pair the testing client uses, the deprecated HTTP+SSE transport, a WebSocket. Like httpx's
+``BaseTransport`` it implements one small protocol, ``Transport``, and ``serve_connection`` does the rest:
+
+    receive -> decode (-32700 for what is not JSON) -> the engine (classify, route, serve) -> send
+    requests are served concurrently (a tool waiting for the client's answer to its question must not stop the
+    loop from receiving that answer); answers to our questions and notifications are handled at once, in the
+    order they came, before the next message is received; at end of input
+    questions still waiting fail and calls still running finish and send their responses; when the loop is
+    cancelled (SIGTERM, Ctrl-C, the server stopping) running calls are cancelled with it.
+
+Streamable HTTP is request-shaped (a POST per message, an answer per POST) and talks to the engine's ``route``
+and ``serve`` directly (``mcptools._transports.asgi``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Protocol, final
+
+from .._call import Mode
+from .._jsonrpc import PARSE_ERROR, RequestId, error_response, is_request_id
+from .._protocol.session import Session
+from .._protocol.wire import ParseFailure, decode_message
+
+if TYPE_CHECKING:
+    from .._protocol.engine import Engine
+    from ..auth import Principal
+
+__all__ = ["Transport", "TransportStream", "serve_connection"]
+
+Outgoing = dict[str, Any] | list[dict[str, Any]]
+
+
+class Transport(Protocol):
+    """One client's connection, as ``serve_connection`` drives it.
+
+    ``peer``: the transport's name for the client (``stdio``, ``memory``, ``address:<ip>``), what per-client
+    middleware counts against when no verified principal says who it is. ``can_stream``: whether messages sent
+    before a response reach the client (progress, logs, questions to the client). ``receive``: the next message,
+    as text to decode (``bytes`` or ``str``) or already decoded; ``None`` at the end of input; it may raise
+    ``ParseFailure`` for a message it could not frame (a line too long), which is answered with -32700.
+    ``send``: one message (or a batch's responses) to the client; ``related`` is the id of the request whose
+    answering sent it (a progress or log notification, a question), for transports that keep each request's
+    messages apart (the in-memory one does, per call). ``close``: the server is done with it.
+    """
+
+    @property
+    def peer(self) -> str | None: ...
+    @property
+    def can_stream(self) -> bool: ...
+    async def receive(self) -> bytes | str | dict[str, Any] | list[Any] | None: ...
+    async def send(self, message: Outgoing, related: RequestId | None = None) -> None: ...
+    async def close(self) -> None: ...
+
+
+@final
+class TransportStream:
+    """A connection's transport as the stream of one request served on it (``mcptools._call.Stream``)."""
+
+    __slots__ = ("_related", "_transport", "streaming")
+
+    def __init__(self, transport: Transport, related: RequestId | None = None) -> None:
+        self._transport = transport
+        self._related = related
+        self.streaming = transport.can_stream
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self._transport.send(message, self._related)
+
+    async def close(self) -> None:
+        return None  # one channel for the whole connection: there is no per-request stream to end early
+
+
+async def serve_connection(
+    engine: Engine,
+    transport: Transport,
+    *,
+    session: Session | None = None,
+    mode: Mode = Mode.LENIENT,
+    principal: Principal | None = None,
+) -> None:
+    """Serve ``transport`` until its input ends (or this is cancelled); see the module docstring."""
+    session = session if session is not None else Session(peer=transport.peer)
+    stream = TransportStream(transport)
+    # Notifications of the server's own (the tool list changed) go out on the same channel.
+    session.open_outlet(stream.send)
+    running: set[asyncio.Task[None]] = set()
+
+    async def serve(message: Any) -> None:
+        if type(message) is list:
+            answer: Any = await engine.handle_batch(message, session, stream)
+        else:
+            related = message.get("id") if type(message) is dict else None
+            own = TransportStream(transport, related) if is_request_id(related) else stream
+            answer = await engine.handle(message, session, own, mode, principal)
+        if answer is not None:
+            await transport.send(answer)
+
+    try:
+        while True:
+            try:
+                incoming = await transport.receive()
+                if incoming is None:
+                    break
+                message = decode_message(incoming) if isinstance(incoming, (bytes, str)) else incoming
+            except ParseFailure as failure:
+                await transport.send(error_response(None, PARSE_ERROR, str(failure)))
+                continue
+            if type(message) is not list and not (type(message) is dict and "method" in message and "id" in message):
+                # Not a request: a client's answer to one of our questions (a waiting tool depends on it), a
+                # notification (initialized, cancelled), or something invalid. Handled now, in order.
+                answer = await engine.handle(message, session, stream, mode, principal)
+                if answer is not None:
+                    await transport.send(answer)
+                continue
+            task = asyncio.ensure_future(serve(message))
+            running.add(task)
+            task.add_done_callback(running.discard)
+    except asyncio.CancelledError:
+        # Stopped from outside (SIGTERM, Ctrl-C): running calls are cancelled, then whoever entered the lifespan
+        # closes it.
+        session.close()
+        for task in running:
+            task.cancel()
+        await transport.close()
+        raise
+    # No more input means no answers to our questions: those fail, and calls that need none finish normally.
+    session.close(cancel_running=False)
+    if running:
+        await asyncio.gather(*running, return_exceptions=True)
+    await transport.close()
