@@ -13,11 +13,11 @@ or a positional flag. A transport says how it serves a request with one ``Mode``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from ._jsonrpc import RequestId
+from ._protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL
 from ._protocol.session import Session
 
 if TYPE_CHECKING:
@@ -73,6 +73,7 @@ class _NoStream:
 
 
 NO_STREAM: Final[Stream] = _NoStream()
+_NOTHING: Final[Mapping[str, Any]] = {}
 
 
 class ToolSource(Protocol):
@@ -89,6 +90,8 @@ class ToolSource(Protocol):
     @property
     def repair(self) -> frozenset[str]: ...
     def get(self, name: str) -> Tool | None: ...
+    @property
+    def lookup(self) -> Callable[[str], Tool | None]: ...
     def list_tools(self) -> list[dict[str, Any]]: ...
     @property
     def state(self) -> Any: ...
@@ -99,8 +102,10 @@ class ToolSource(Protocol):
     def on_tools_changed(self, callback: Callable[[], None]) -> None: ...
 
 
+# Not a dataclass, and without __slots__: a Call is made for every request, so its __init__ sets only what
+# routing knows and every other field starts as the class's default, read from the class until a stage sets it
+# (a dataclass's __init__ would assign all twenty of them on every request).
 @final
-@dataclass(slots=True, eq=False)
 class Call:
     """One request on its way through the engine and, for ``tools/call``, the pipeline's stages."""
 
@@ -110,32 +115,63 @@ class Call:
     meta: Mapping[str, Any]
     # A request on an initialized 2025 session; otherwise 2026-07-28 (or served leniently as it).
     legacy: bool
-    capabilities: Mapping[str, Any]
-    log_level: str | None
     session: Session
     source: ToolSource
     sealer: StateSealer
-    mode: Mode
+    mode: Mode = Mode.LENIENT
     # The verified caller (HTTP with authorization); ``None`` where there is none, and then scopes do not apply.
     principal: Principal | None = None
     # The repairs this call may make to failing arguments (a provider's ``run(..., repair=...)``); ``None``: the
     # registry's own ``repair=``.
     repairs: frozenset[str] | None = None
     stream: Stream = NO_STREAM
-    # Whether a sync tool runs in the caller's thread (the sync driver) rather than a worker thread.
-    inline: bool = False
     # An authorization refusal found while routing: the transport may answer it in its own terms (HTTP's 403).
     refusal: Exception | None = None
     # Filled in by the pipeline's stages, in this order.
     name: str = ""
     tool: Tool = None  # type: ignore[assignment]  # set by the route stage before any other stage reads it
-    arguments: dict[str, Any] | None = None
     kwargs: dict[str, Any] | None = None
-    answers: dict[str, Any] | None = None
-    replay: dict[str, Any] | None = None
+    # What earlier input-required rounds carried: their answers, and what they already streamed (2026-07-28).
+    rounds: tuple[dict[str, Any], dict[str, Any] | None] | None = None
     notes: tuple[str, ...] = ()
     context: Context | None = None
     result: dict[str, Any] | None = None
+
+    def __init__(
+        self,
+        request_id: RequestId,
+        method: str,
+        params: dict[str, Any],
+        meta: Mapping[str, Any],
+        legacy: bool,
+        session: Session,
+        source: ToolSource,
+        sealer: StateSealer,
+    ) -> None:
+        self.request_id = request_id
+        self.method = method
+        self.params = params
+        self.meta = meta
+        self.legacy = legacy
+        self.session = session
+        self.source = source
+        self.sealer = sealer
+
+    def __repr__(self) -> str:
+        return f"<Call {self.method} {self.request_id!r}{f' of {self.name!r}' if self.name else ''}>"
+
+    @property
+    def capabilities(self) -> Mapping[str, Any]:
+        """The client's capabilities: declared at ``initialize`` on a 2025 session, in ``_meta`` otherwise."""
+        if self.legacy:
+            return self.session.client_capabilities
+        declared = self.meta.get(META_CLIENT_CAPABILITIES)
+        return declared if type(declared) is dict else _NOTHING
+
+    @property
+    def log_level(self) -> str | None:
+        """The least severe log level the client wants (``None``: no logs)."""
+        return self.session.log_level if self.legacy else self.meta.get(META_LOG_LEVEL)
 
     @property
     def progress_token(self) -> str | int | None:

@@ -64,7 +64,9 @@ def classify(message: object) -> MessageKind:
             return "invalid"
         if "id" not in message:
             return "notification"
-        return "request" if is_request_id(message["id"]) else "invalid"
+        # is_request_id, inlined: this runs on every message.
+        id_type = type(message["id"])
+        return "request" if id_type is str or id_type is int else "invalid"
     # A client answers server-to-client requests (sampling, elicitation) with responses, which carry no method.
     has_result = "result" in message
     if has_result != ("error" in message) and is_request_id(message.get("id")):

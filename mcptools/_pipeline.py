@@ -28,7 +28,7 @@ from ._errors import InputRequired, InsufficientScope, ProtocolError, ToolError,
 from ._jsonrpc import INVALID_PARAMS
 from ._middleware import Middleware, ToolCall, client_of, run_call_chain
 from ._protocol.results import build_result, text_result
-from ._protocol.rounds import carries_rounds, input_required, read_rounds, url_elicitation
+from ._protocol.rounds import input_required, read_rounds, url_elicitation
 from ._repair import repair_arguments
 from ._running import in_daemon_thread, run_on_loop
 from ._validation.messages import invalid_arguments
@@ -57,7 +57,7 @@ NAME_NOT_STRING: Final = "Invalid params: 'name' must be a string"
 
 
 def invalid_arguments_result(errors: list[str]) -> dict[str, Any]:
-    return text_result(invalid_arguments(errors), is_error=True)
+    return {"resultType": "complete", "content": [{"type": "text", "text": invalid_arguments(errors)}], "isError": True}
 
 
 def failure_result(tool_name: str, exc: BaseException, *, expose_errors: bool = False) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def route(call: Call) -> None:
     name = call.params.get("name")
     if type(name) is not str:
         raise ProtocolError(INVALID_PARAMS, NAME_NOT_STRING)
-    tool = call.source.get(name)
+    tool = call.source.lookup(name)
     if tool is None:
         raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
     call.name = name
@@ -114,11 +114,19 @@ def prepare(call: Call) -> bool:
         return False
     if tool.exported is not None:
         arguments = tool.exported.from_provider(arguments)
-    if carries_rounds(call):
-        read_rounds(call)
+    params = call.params
+    if ("requestState" in params or "inputResponses" in params) and not call.legacy:
+        read_rounds(call)  # a 2026-07-28 call continuing earlier rounds (a 2025 session asks on its stream)
     validator = tool.validator
     if not validator.is_valid(arguments):
-        repaired = _repaired(call, arguments)
+        # The registry's repair=, or the ones this call chose, made only to arguments that failed, and only where
+        # one could ever apply to this tool (answered once per tool: see Tool.repairable_by).
+        enabled = call.repairs if call.repairs is not None else call.source.repair
+        repaired = (
+            repair_arguments(enabled, tool.name, tool.input_schema, validator, arguments)
+            if enabled and tool.repairable_by(enabled)
+            else None
+        )
         if repaired is None:
             call.result = invalid_arguments_result(validator.errors(arguments))
             return False
@@ -135,22 +143,14 @@ def prepare(call: Call) -> bool:
         for parameter, default in tool.mutable_defaults:
             if parameter not in kwargs:
                 kwargs[parameter] = copy.deepcopy(default)
-    call.arguments = arguments
     call.kwargs = kwargs
     return True
-
-
-def _repaired(call: Call, arguments: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]] | None:
-    enabled = call.repairs if call.repairs is not None else call.source.repair
-    tool = call.tool
-    if not enabled or not tool.repairable_by(enabled):
-        return None
-    return repair_arguments(enabled, tool.name, tool.input_schema, tool.validator, arguments)
 
 
 def _context(call: Call) -> Context:
     stream = call.stream
     source = call.source
+    answers, replay = call.rounds if call.rounds is not None else (None, None)
     return Context(
         call.request_id,
         session=call.session if call.legacy else None,
@@ -158,18 +158,18 @@ def _context(call: Call) -> Context:
         progress_token=call.progress_token,
         log_level=call.log_level,
         client_capabilities=call.capabilities,
-        answers=call.answers,
+        answers=answers,
         stateless=not call.legacy,
         close_stream=stream.close if stream.streaming else None,
-        replay=call.replay,
+        replay=replay,
         state=lambda: source.state,
         principal=call.principal,
     )
 
 
-async def invoke(call: Call) -> Any:
+async def invoke(call: Call, inline: bool = False) -> Any:
     """Run the prepared tool from async code and return its value: awaited when async; a sync one in the
-    caller's thread when the call is ``inline``, else in a worker thread; timed when it has a limit."""
+    caller's thread when ``inline`` (the sync driver), else in a worker thread; timed when it has a limit."""
     tool = call.tool
     kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
     if tool.context_param is not None:
@@ -179,7 +179,7 @@ async def invoke(call: Call) -> Any:
         return await _invoke_limited(call, kwargs, tool.timeout)
     if tool.is_async:
         return await tool.fn(**kwargs)
-    if call.inline:
+    if inline:
         return tool.fn(**kwargs)
     import asyncio  # lazily: asyncio is most of mcptools' import time
 
@@ -227,7 +227,8 @@ def finish(call: Call, value: Any) -> dict[str, Any]:
     """The ``CallToolResult`` for what the tool returned, built once; a failure to build one is a result too."""
     tool = call.tool
     if type(value) is str and tool.output_schema is None and not call.notes:
-        return text_result(value, is_error=False)  # the commonest return: no need to enter the builder
+        # The commonest return, built here: no need to enter the builder.
+        return {"resultType": "complete", "content": [{"type": "text", "text": value}], "isError": False}
     try:
         result = build_result(tool, value)
     except Exception as exc:
@@ -259,37 +260,37 @@ def _with_notes(call: Call, result: dict[str, Any]) -> dict[str, Any]:
 # -- the two drivers -------------------------------------------------------------------------------------------
 
 
-async def drive(call: Call) -> dict[str, Any] | None:
+async def drive(call: Call, inline: bool = False) -> dict[str, Any] | None:
     """The async driver: the middleware chain (if any) around prepare -> invoke -> finish. ``None`` when the
-    client cancelled the call (the protocol sends no response then)."""
+    client cancelled the call (the protocol sends no response then). ``inline``: see ``invoke``."""
     layers = call.source.call_layers
     if layers:
-        return await _through_chain(call, layers)
-    return await _run(call)
+        return await _through_chain(call, layers, inline)
+    return await _run(call, inline)
 
 
 def drive_sync(call: Call) -> dict[str, Any] | None:
     """The sync driver: the same stages, the tool invoked inline in the caller's thread. A tool that needs an
     event loop (async, a ``Context``, a time limit) or middleware (whose hooks are coroutines) runs the async
     driver on this thread's own loop, still invoking a sync tool inline."""
-    call.inline = True
-    if call.source.call_layers or call.tool.needs_loop:
-        return run_on_loop(drive(call))
+    tool = call.tool
+    if tool.needs_loop or call.source.call_layers:
+        return run_on_loop(drive(call, inline=True))
     if not prepare(call):
         return call.result
     try:
-        value = call.tool.fn(**call.kwargs)  # type: ignore[arg-type]
+        value = tool.fn(**call.kwargs)  # type: ignore[arg-type]
     except (Exception, SystemExit) as exc:
         return settle(call, exc)
     return finish(call, value)
 
 
-async def _run(call: Call) -> dict[str, Any] | None:
+async def _run(call: Call, inline: bool) -> dict[str, Any] | None:
     if not prepare(call):
         return call.result
     import asyncio  # lazily: asyncio is most of mcptools' import time
 
-    task = asyncio.ensure_future(invoke(call))
+    task = asyncio.ensure_future(invoke(call, inline))
     cancelled_by_client: list[bool] = []
 
     def on_cancel() -> None:
@@ -321,7 +322,7 @@ class _ClientCancelled(BaseException):
     an ``except Exception`` does not catch it), and no response is sent."""
 
 
-async def _through_chain(call: Call, layers: tuple[Middleware, ...]) -> dict[str, Any] | None:
+async def _through_chain(call: Call, layers: tuple[Middleware, ...], inline: bool) -> dict[str, Any] | None:
     """The call middleware around prepare -> invoke -> finish; a middleware's own exceptions become results."""
     source = call.source
     arguments = call.params.get("arguments")
@@ -336,7 +337,7 @@ async def _through_chain(call: Call, layers: tuple[Middleware, ...]) -> dict[str
     )
 
     async def terminal(_: ToolCall) -> dict[str, Any]:
-        result = await _run(call)
+        result = await _run(call, inline)
         if result is None:
             raise _ClientCancelled
         return result

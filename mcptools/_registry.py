@@ -69,6 +69,7 @@ class ToolRegistry:
         "call_layers",
         "expose_errors",
         "instructions",
+        "lookup",
         "middleware",
         "name",
         "profile",
@@ -129,6 +130,8 @@ class ToolRegistry:
         # namespace (own and included, enabled or not), the served ones, their listing and the contract's map.
         self._every: dict[str, Tool] = {}
         self._served: dict[str, Tool] = {}
+        # ``get`` as the pipeline calls it on every call: the served dict's own C-level get, kept in step with it.
+        self.lookup: Callable[[str], Tool | None] = self._served.get
         self._listing: list[dict[str, Any]] = []
         self._entries: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {}
         # Who is told when the served tools change (the engines serving this registry, which tell their 2025
@@ -330,6 +333,7 @@ class ToolRegistry:
         changed = served != self._served
         self._every = every
         self._served = served
+        self.lookup = served.get
         self._listing = [
             member.listing if member.name == name else {**member.listing, "name": name}
             for name, member in served.items()

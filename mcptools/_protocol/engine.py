@@ -36,7 +36,6 @@ from .._jsonrpc import (
     classify,
     echo_id,
     error_response,
-    result_response,
 )
 from .._middleware import RequestInfo, client_of, run_request_chain
 from .._pipeline import authorize, drive, drive_sync
@@ -75,6 +74,7 @@ Response = dict[str, Any]
 _CURSOR_PURPOSE: Final = "tools/list"
 _OLDEST: Final = "2025-03-26"
 _NO_META: Final[dict[str, Any]] = {}
+_LENIENT: Final = Mode.LENIENT  # a module constant: read on every request, cheaper than the enum's attribute
 
 
 class Served(Protocol):
@@ -158,7 +158,7 @@ class Engine:
             kind = classify(message)
             if kind == "request":
                 assert type(message) is dict
-                return await self.serve(message, self.route(message, session, mode, principal, repairs=repairs), stream)
+                return await self.serve(message, self.route(message, session, mode, principal, repairs), stream)
             if kind == "response":
                 session.resolve(message)  # type: ignore[arg-type]
                 return None
@@ -176,15 +176,14 @@ class Engine:
             kind = classify(message)
             if kind != "request":
                 return self._invalid(message, None) if kind == "invalid" else None
-            assert type(message) is dict
             # Only initialize writes to a session here: every other request shares one that stays empty.
-            session = Session(peer="local") if message["method"] == "initialize" else _SESSIONLESS
-            routed = self.route(message, session, repairs=repairs)
-            if self.registry.request_layers or (type(routed) is Call and routed.method == LISTEN_METHOD):
+            session = _SESSIONLESS if message["method"] != "initialize" else Session(peer="local")  # type: ignore[index]
+            routed = self.route(message, session, _LENIENT, None, repairs)  # type: ignore[arg-type]
+            if type(routed) is not Call or self.registry.request_layers or routed.method == LISTEN_METHOD:
+                if type(routed) is not Call and not self.registry.request_layers:
+                    return routed
                 # Request middleware is async: the request takes the async road on this thread's own loop.
-                return run_on_loop(self.serve(message, routed, NO_STREAM))
-            if type(routed) is not Call:
-                return routed
+                return run_on_loop(self.serve(message, routed, NO_STREAM))  # type: ignore[arg-type]
             try:
                 if routed.refusal is not None:
                     raise routed.refusal
@@ -258,7 +257,6 @@ class Engine:
         session: Session,
         mode: Mode = Mode.LENIENT,
         principal: Principal | None = None,
-        *,
         repairs: frozenset[str] | None = None,
     ) -> Call | Response:
         """A request's ``Call``: which generation it speaks and which method table serves it; for tools/call the
@@ -280,27 +278,23 @@ class Engine:
                     f"Invalid Request: this session is already initialized (at {session.protocol_version}); "
                     "initialize comes once, first",
                 )
-            legacy, capabilities, log_level, methods = (
-                True,
-                session.client_capabilities,
-                session.log_level,
-                LEGACY_METHODS,
-            )
+            legacy, methods = True, LEGACY_METHODS
         elif method == "initialize" and not names_revision:
-            legacy, capabilities, log_level, methods = True, _NO_META, None, _INITIALIZE
-        elif names_revision or mode is not Mode.LENIENT:
-            problem = self._meta_problem(request_id, params, mode)
-            if problem is not None:
-                return problem
-            assert type(meta) is dict
-            legacy, capabilities, log_level, methods = (
-                False,
-                meta[META_CLIENT_CAPABILITIES],
-                meta.get(META_LOG_LEVEL),
-                STATELESS_METHODS,
-            )
+            legacy, methods = True, _INITIALIZE
+        elif names_revision or mode is not _LENIENT:
+            # The commonest _meta (a revision we serve, the capabilities, no log level) passes with no more checks.
+            if not (
+                names_revision
+                and meta[META_PROTOCOL_VERSION] in STATELESS_VERSIONS  # type: ignore[index]
+                and type(meta.get(META_CLIENT_CAPABILITIES)) is dict  # type: ignore[union-attr]
+                and META_LOG_LEVEL not in meta  # type: ignore[operator]
+            ):
+                problem = self._meta_problem(request_id, params, mode)
+                if problem is not None:
+                    return problem
+            legacy, methods = False, STATELESS_METHODS
         else:
-            legacy, capabilities, log_level, methods = False, _NO_META, None, LENIENT_METHODS
+            legacy, methods = False, LENIENT_METHODS
         if method not in methods:
             return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         call = Call(
@@ -309,21 +303,23 @@ class Engine:
             params,
             meta if type(meta) is dict else _NO_META,
             legacy,
-            capabilities,
-            log_level,
             session,
             self.registry,
             self.sealer,
-            mode,
-            principal,
-            repairs,
         )
+        if mode is not _LENIENT:
+            call.mode = mode
+        if principal is not None:
+            call.principal = principal
+        if repairs is not None:
+            call.repairs = repairs
         if method == "tools/call":
             try:
                 route_tool(call)
             except ProtocolError as problem:
                 return error_response(request_id, problem.code, problem.message, problem.data)
-            authorize(call)
+            if call.tool.scopes:
+                authorize(call)
         return call
 
     @staticmethod
@@ -415,9 +411,9 @@ class Engine:
             result.pop("resultType", None)
             if call.session.protocol_version == _OLDEST:
                 downgrade_for_oldest(result)
-        else:
-            result.setdefault("resultType", "complete")
-        return result_response(call.request_id, result)
+        elif "resultType" not in result:
+            result["resultType"] = "complete"
+        return {"jsonrpc": "2.0", "id": call.request_id, "result": result}
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 

@@ -24,7 +24,6 @@ from .revisions import (
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
-    STATELESS_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from .session import Session
@@ -36,7 +35,6 @@ __all__ = [
     "STATELESS_METHODS",
     "check_request_meta",
     "http_status_for",
-    "plain_meta",
     "refuse_batch",
 ]
 
@@ -79,17 +77,6 @@ def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
             INVALID_PARAMS, f"Invalid params: _meta '{META_LOG_LEVEL}' must be one of {list(LOG_LEVELS)}"
         )
     return None
-
-
-def plain_meta(meta: object) -> bool:
-    """A 2026-07-28 ``_meta`` that ``check_request_meta`` passes and names a revision we serve, with no log
-    level to honour: routing it could only choose the stateless table, which serves tools/call."""
-    return (
-        type(meta) is dict
-        and meta.get(META_PROTOCOL_VERSION) in STATELESS_VERSIONS
-        and type(meta.get(META_CLIENT_CAPABILITIES)) is dict
-        and META_LOG_LEVEL not in meta
-    )
 
 
 def refuse_batch(messages: list[Any], session: Session) -> Response | None:

@@ -18,15 +18,9 @@ from .state import arguments_digest
 if TYPE_CHECKING:
     from .._call import Call
 
-__all__ = ["carries_rounds", "input_required", "read_rounds", "url_elicitation"]
+__all__ = ["input_required", "read_rounds", "url_elicitation"]
 
 _STATE_PURPOSE: Final = "requestState"
-
-
-def carries_rounds(call: Call) -> bool:
-    """Whether this call continues earlier rounds (2026-07-28 only: a 2025 session asks on its stream)."""
-    params = call.params
-    return not call.legacy and ("requestState" in params or "inputResponses" in params)
 
 
 def read_rounds(call: Call) -> None:
@@ -35,6 +29,7 @@ def read_rounds(call: Call) -> None:
     was altered or belongs to another call."""
     params = call.params
     answers: dict[str, Any] = {}
+    replay = None
     if "requestState" in params:
         state = call.sealer.open(params["requestState"], purpose=_STATE_PURPOSE)
         if state is None or state.get("t") != call.name or state.get("a") != _digest(call):
@@ -44,7 +39,7 @@ def read_rounds(call: Call) -> None:
             answers.update(carried)
         sent = state.get("s")
         if type(sent) is dict:
-            call.replay = sent
+            replay = sent
     if "inputResponses" in params:
         responses = params["inputResponses"]
         if type(responses) is not dict:
@@ -53,7 +48,7 @@ def read_rounds(call: Call) -> None:
             if type(value) is not dict:
                 raise ProtocolError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] must be an object")
         answers.update(responses)
-    call.answers = answers
+    call.rounds = (answers, replay)
 
 
 def _digest(call: Call) -> str:
@@ -65,7 +60,7 @@ def _digest(call: Call) -> str:
 
 def input_required(call: Call, needed: InputRequired) -> dict[str, Any]:
     """The ``input_required`` result ending this round: the questions, and the state the next round needs."""
-    document: dict[str, Any] = {"t": call.name, "a": _digest(call), "r": call.answers or {}}
+    document: dict[str, Any] = {"t": call.name, "a": _digest(call), "r": call.rounds[0] if call.rounds else {}}
     if call.context is not None:
         document["s"] = call.context._replay_state()
     state = call.sealer.seal(document, purpose=_STATE_PURPOSE)
