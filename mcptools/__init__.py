@@ -16,19 +16,23 @@ from mcptools._content import ResourceLink
 from mcptools._content import TextContent
 from mcptools._context import Context
 from mcptools._context import ElicitResult
-from mcptools._elicit import ElicitationError, Elicited
+from mcptools._elicit import Elicited
+from mcptools._errors import ElicitationError
 from mcptools._context import InputRequest
 from mcptools._errors import ClientRequestError
 from mcptools._errors import LifespanError
 from mcptools._errors import MCPToolsError
+from mcptools._errors import MissingDependency
 from mcptools._errors import ProtocolError
 from mcptools._errors import SchemaError
 from mcptools._errors import ToolDefinitionError
 from mcptools._errors import ToolError
+from mcptools._errors import ToolNotFound
 from mcptools._middleware import Middleware
 from mcptools._middleware import RequestInfo
 from mcptools._middleware import ToolCall
 from mcptools._errors import URLElicitationRequired
+from mcptools._errors import UsageError
 from mcptools._registry import Tool
 from mcptools._registry import ToolAnnotations
 from mcptools._registry import ToolRegistry
@@ -53,6 +57,7 @@ __all__ = [
     "LifespanError",
     "MCPToolsError",
     "Middleware",
+    "MissingDependency",
     "Param",
     "ProtocolError",
     "RequestInfo",
@@ -65,8 +70,10 @@ __all__ = [
     "ToolCall",
     "ToolDefinitionError",
     "ToolError",
+    "ToolNotFound",
     "ToolRegistry",
     "URLElicitationRequired",
+    "UsageError",
     "Validator",
     "auth",
     "call_tool",

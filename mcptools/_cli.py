@@ -21,11 +21,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._errors import ProtocolError, ToolDefinitionError
+from ._errors import ProtocolError, TargetError, ToolDefinitionError
 from ._jsonrpc import MISSING_CLIENT_CAPABILITY
 from ._serve import add_serve_arguments, run_serve
 from ._stubgen import add_stubgen_arguments, run_stubgen
-from ._target import TargetError, load_registry, target_argv
+from ._target import load_registry, target_argv
 
 if TYPE_CHECKING:
     from ._registry import ToolRegistry

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeAlias, final
 
+from ._errors import UsageError
+
 __all__ = [
     "AudioContent",
     "ContentBlock",
@@ -127,7 +129,7 @@ class EmbeddedResource:
         meta: Mapping[str, Any] | None = None,
     ) -> None:
         if (text is None) == (blob is None):
-            raise ValueError(f"EmbeddedResource {uri!r}: give exactly one of text= (for text) or blob= (for bytes)")
+            raise UsageError(f"EmbeddedResource {uri!r}: give exactly one of text= (for text) or blob= (for bytes)")
         self.uri = uri
         self.text = text
         self.blob = blob

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, final, overload
 
 from typing_extensions import NotRequired, TypedDict, TypeVar
 
-from ._errors import InputRequired, ProtocolError
+from ._errors import InputRequired, ProtocolError, UsageError
 from ._jsonrpc import INTERNAL_ERROR
 from ._protocol.revisions import LOG_LEVELS, MISSING_CLIENT_CAPABILITY, level_allows
 from ._protocol.session import Send, Session, discard
@@ -173,7 +173,7 @@ class Context(Generic[StateT]):
     async def log(self, level: LogLevel, data: Any, *, logger: str | None = None) -> None:
         """Send a log message to the client, if its log level lets ``level`` through."""
         if level not in LOG_LEVELS:
-            raise ValueError(f"Context.log: unknown level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+            raise UsageError(f"Context.log: unknown level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         threshold = (
             self._session.log_level if self._session is not None and self._session.is_legacy else self._log_level
         )

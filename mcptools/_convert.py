@@ -32,8 +32,7 @@ from ._schema.model import (
 from ._schema.pydantic_support import (
     ModelRejected,
     build_model,
-    field_filler,
-    is_field_info,
+    field_info_fills,
     is_pydantic_dataclass,
     rejection_text,
 )
@@ -580,7 +579,7 @@ def _object(node: ObjectNode, converted: tuple[tuple[str, Converter], ...], extr
             return build_model(cls, arguments)
 
         return convert_model
-    fills = _field_info_fills(cls)
+    fills = field_info_fills(cls)
     if not converted and not fills:
         return lambda value: cls(**value)
 
@@ -595,15 +594,3 @@ def _object(node: ObjectNode, converted: tuple[tuple[str, Converter], ...], extr
         return cls(**arguments)
 
     return convert_instance
-
-
-def _field_info_fills(cls: type) -> tuple[tuple[str, Callable[[], Any]], ...]:
-    """A stdlib dataclass or NamedTuple field whose default is a ``pydantic.Field(...)``: the schema reads it as
-    metadata, and a value that leaves the field out must get its default, not the FieldInfo the class holds."""
-    fields = getattr(cls, "__dataclass_fields__", None)
-    defaults: dict[str, object] = (
-        {name: field.default for name, field in fields.items()}
-        if fields is not None
-        else getattr(cls, "_field_defaults", {})
-    )
-    return tuple((name, field_filler(default)) for name, default in defaults.items() if is_field_info(default))

@@ -21,7 +21,7 @@ from typing import Any, Final, Generic, Literal, TypeVar, final
 
 from typing_extensions import is_typeddict
 
-from ._errors import ToolDefinitionError, ToolError
+from ._errors import ElicitationError, ToolDefinitionError
 from ._json import JSONObject
 from ._schema.emit import SchemaEmitter
 from ._schema.hints import HintError, HintReader, type_text
@@ -29,7 +29,7 @@ from ._schema.model import MISSING, ChoiceNode, Field, MetaNode, ObjectNode, Sca
 from ._schema.pydantic_support import ModelRejected, is_model_class, problem_lines
 from ._validation import Validator, checker_for
 
-__all__ = ["ElicitationError", "Elicited", "Form", "form_for"]
+__all__ = ["Elicited", "Form", "form_for"]
 
 T = TypeVar("T")
 
@@ -51,14 +51,6 @@ _KEYWORDS: Final = frozenset(
 )
 _TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
 _FORMATS: Final = frozenset({"email", "uri", "date", "date-time"})
-
-
-class ElicitationError(ToolError):
-    """The user's answer to ``ctx.elicit`` does not fit the form; ``errors`` lists why, one line each."""
-
-    def __init__(self, message: str, errors: list[str]) -> None:
-        super().__init__(f"The answer to {message!r} does not fit the form: " + "; ".join(errors))
-        self.errors = errors
 
 
 @final

@@ -3,13 +3,17 @@
     MCPToolsError                   catch this to catch anything mcptools raises deliberately
     ├── ToolDefinitionError         (also a TypeError) a tool cannot be defined as written; raised at decoration
     ├── SchemaError                 (also a ValueError) a JSON Schema is not valid; raised when it is compiled
+    ├── UsageError                  (also a ValueError and a TypeError) an option or argument mcptools cannot take
+    ├── MissingDependency           (also an ImportError) a feature needs an extra that is not installed
+    ├── ToolNotFound                (also a KeyError) no tool of that name is registered
     ├── ToolError                   raised BY a tool: its message goes to the model as an isError result
-    │   └── ElicitationError        (``mcptools._elicit``) the user's answer to ``ctx.elicit`` does not fit the form
+    │   └── ElicitationError        the user's answer to ``ctx.elicit`` does not fit the form
     ├── ProtocolError               answer the request with this JSON-RPC error instead of a result
     ├── ClientRequestError          the client answered a Context request (elicit, sample, roots) with an error
     ├── LifespanError               (also a RuntimeError) ``ctx.state`` read while the lifespan is not running
     ├── URLElicitationRequired      raised BY a tool: the user must visit URLs first (-32042, or input_required)
-    └── TargetError                 (``mcptools._target``) a command-line TARGET names no registry
+    ├── TargetError                 a command-line TARGET names no registry
+    └── StubgenError                ``mcptools stubgen`` could not read the tools it was pointed at
 
 Definition-time problems (a tool or a schema that can never work) raise at decoration or compile time, so the
 developer sees them before any client does. Call-time problems become JSON-RPC errors or ``isError`` results in
@@ -30,15 +34,21 @@ from ._jsonrpc import INVALID_PARAMS
 
 __all__ = [
     "ClientRequestError",
+    "ElicitationError",
     "InputRequired",
     "InsufficientScope",
     "LifespanError",
     "MCPToolsError",
+    "MissingDependency",
     "ProtocolError",
     "SchemaError",
+    "StubgenError",
+    "TargetError",
     "ToolDefinitionError",
     "ToolError",
+    "ToolNotFound",
     "URLElicitationRequired",
+    "UsageError",
 ]
 
 
@@ -57,12 +67,38 @@ class SchemaError(MCPToolsError, ValueError):
     """A JSON Schema is not valid: raised when it is compiled, naming the keyword and its location."""
 
 
+class UsageError(MCPToolsError, ValueError, TypeError):
+    """mcptools was given an option or argument it cannot take (a value out of range, the wrong kind of object,
+    an HTTP option for stdio); the message names it and the fix. Also a ``ValueError`` and a ``TypeError``, so
+    code written against the built-in exceptions keeps working."""
+
+
+class MissingDependency(MCPToolsError, ImportError):
+    """A feature needs an optional extra that is not installed; the message names the ``pip install``."""
+
+
+class ToolNotFound(MCPToolsError, KeyError):
+    """No tool of that name is registered here (``registry.remove``, ``enable``, ``disable``, ``is_enabled``)."""
+
+    def __str__(self) -> str:
+        # KeyError's own str() quotes the message as if it were a key.
+        return str(self.args[0]) if self.args else ""
+
+
 class ToolError(MCPToolsError):
     """Raised by a tool to tell the model something: the message is shown to it as is, with ``isError: true``.
 
     Any other exception is logged with its traceback and the model only learns which tool failed and the
     exception's class, so internals never leak to the client.
     """
+
+
+class ElicitationError(ToolError):
+    """The user's answer to ``ctx.elicit`` does not fit the form; ``errors`` lists why, one line each."""
+
+    def __init__(self, message: str, errors: list[str]) -> None:
+        super().__init__(f"The answer to {message!r} does not fit the form: " + "; ".join(errors))
+        self.errors = errors
 
 
 class ProtocolError(MCPToolsError):
@@ -98,6 +134,14 @@ class ClientRequestError(MCPToolsError):
 class LifespanError(MCPToolsError, RuntimeError):
     """``ctx.state`` or ``registry.state`` was read while the registry's lifespan is not running (a bare
     ``registry.handle``, or a test that did not enter ``async with registry.running():``)."""
+
+
+class TargetError(MCPToolsError):
+    """A command-line TARGET does not name a registry; the message says what to write instead."""
+
+
+class StubgenError(MCPToolsError):
+    """``mcptools stubgen`` could not read the tools; the message says from where and why."""
 
 
 class _Dumpable(Protocol):

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Final, final
 
-from ._errors import ToolDefinitionError
+from ._errors import ToolDefinitionError, UsageError
 
 __all__ = ["LifespanRunner", "check_lifespan"]
 
@@ -80,7 +80,7 @@ class LifespanRunner:
         if self._depth == 0 and self._factory is not None:
             manager = self._factory(self._owner)
             if not hasattr(manager, "__aenter__"):
-                raise TypeError(
+                raise UsageError(
                     f"lifespan {getattr(self._factory, '__qualname__', self._factory)!r} returned "
                     f"{type(manager).__name__}, not an async context manager; decorate it with "
                     "@contextlib.asynccontextmanager"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from ._context import Context
@@ -30,7 +31,7 @@ from ._middleware import Middleware, ToolCall, client_of, run_call_chain
 from ._protocol.results import build_result, text_result
 from ._protocol.rounds import input_required, read_rounds, url_elicitation
 from ._repair import repair_arguments
-from ._running import in_daemon_thread, run_on_loop
+from ._running import in_daemon_thread, in_worker, run_on_loop
 from ._validation.messages import invalid_arguments
 
 if TYPE_CHECKING:
@@ -181,9 +182,7 @@ async def invoke(call: Call, inline: bool = False) -> Any:
         return await tool.fn(**kwargs)
     if inline:
         return tool.fn(**kwargs)
-    import asyncio  # lazily: asyncio is most of mcptools' import time
-
-    return await asyncio.to_thread(tool.fn, **kwargs)
+    return await in_worker(tool.fn, kwargs)
 
 
 def timeout_message(name: str, limit: float) -> str:
@@ -290,7 +289,10 @@ async def _run(call: Call, inline: bool) -> dict[str, Any] | None:
         return call.result
     import asyncio  # lazily: asyncio is most of mcptools' import time
 
-    task = asyncio.ensure_future(invoke(call, inline))
+    # The task serving this request is the one a client's notifications/cancelled stops: every transport serves
+    # each request that may run a tool in a task of its own (a task more per call would cost loop iterations).
+    task = asyncio.current_task()
+    assert task is not None
     cancelled_by_client: list[bool] = []
 
     def on_cancel() -> None:
@@ -301,14 +303,15 @@ async def _run(call: Call, inline: bool) -> dict[str, Any] | None:
     session = call.session
     session.track(call.request_id, task, on_cancel)
     try:
-        value = await task
+        value = await invoke(call, inline)
     except asyncio.CancelledError:
         if cancelled_by_client:
+            if sys.version_info >= (3, 11):
+                task.uncancel()  # handled: the serving task goes on to send nothing
             return None  # cancelled by the client: the protocol says no response is sent
         # The transport gave up on the call (the client went away, the server is stopping).
         if call.context is not None:
             call.context._mark_cancelled()
-        task.cancel()
         raise
     except (Exception, SystemExit, InputRequired) as exc:
         return settle(call, exc)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, final, overload
 
 from typing_extensions import ParamSpec, Unpack
 
-from ._errors import ToolDefinitionError
+from ._errors import ToolDefinitionError, ToolNotFound, UsageError
 from ._lifespan import LifespanRunner, check_lifespan
 from ._middleware import Middleware, check_middleware, layers
 from ._protocol.engine import Engine
@@ -29,8 +29,8 @@ from ._repair import DEFAULT_REPAIRS, repairs_option
 from ._tool import Tool, ToolAnnotations, ToolDecorator, ToolOptions, ToolSettings, describe, marked_options, tool
 
 if TYPE_CHECKING:
+    from ._options import ServeSettings
     from ._profiles import ProfileName
-    from .auth import AuthSettings
 
 __all__ = ["Lifespan", "Tool", "ToolAnnotations", "ToolRegistry", "tool"]
 
@@ -119,6 +119,10 @@ class ToolRegistry:
             self.repair = repairs_option(repair, where=f"ToolRegistry({name!r}, repair=...)")
         except ValueError as exc:
             raise ToolDefinitionError(str(exc)) from None
+        self._start_empty()
+
+    def _start_empty(self) -> None:
+        """The tools' state of a new registry: none of its own, none included, nothing disabled."""
         # Own tools by name; what is served is derived from them, the included registries and the disabled
         # names and tags (see ``_refresh``).
         self._tools: dict[str, Tool] = {}
@@ -212,11 +216,11 @@ class ToolRegistry:
         """Unregister this registry's tool called ``name`` and return it; ``KeyError`` when there is none."""
         if name not in self._tools:
             if name in self._every:
-                raise KeyError(
+                raise ToolNotFound(
                     f"tool {name!r} comes from an included registry; remove it there, or disable({name!r}) it here"
                 )
             known = ", ".join(sorted(self._every)) or "none"
-            raise KeyError(f"no tool named {name!r} is registered (registered: {known})")
+            raise ToolNotFound(f"no tool named {name!r} is registered (registered: {known})")
         removed = self._tools[name]
         self._change(lambda: self._tools.pop(name), lambda: self._tools.__setitem__(name, removed))
         return removed
@@ -245,18 +249,18 @@ class ToolRegistry:
 
     def _selection(self, verb: str, names: tuple[str, ...], tags: Iterable[str]) -> tuple[set[str], set[str]]:
         if isinstance(tags, str):
-            raise TypeError(f"registry.{verb}: tags must be a collection of labels, e.g. tags={{{tags!r}}}")
+            raise UsageError(f"registry.{verb}: tags must be a collection of labels, e.g. tags={{{tags!r}}}")
         labels = set(tags)
         for name in names:
             if name not in self._every:
                 known = ", ".join(sorted(self._every)) or "none"
-                raise KeyError(f"registry.{verb}: no tool named {name!r} (registered: {known})")
+                raise ToolNotFound(f"registry.{verb}: no tool named {name!r} (registered: {known})")
         return set(names), labels
 
     def is_enabled(self, name: str) -> bool:
         """Whether the tool called ``name`` is served now (``KeyError`` when there is no such tool)."""
         if name not in self._every:
-            raise KeyError(f"no tool named {name!r} is registered")
+            raise ToolNotFound(f"no tool named {name!r} is registered")
         return name in self._served
 
     # -- composition --------------------------------------------------------------------------------------
@@ -423,43 +427,13 @@ class ToolRegistry:
         self.middleware = check_middleware(self.name, [*self.middleware, *middleware])
         self.call_layers, self.request_layers = layers(self.middleware)
 
-    def run(
-        self,
-        transport: Literal["stdio", "http"] = "stdio",
-        *,
-        host: str = "127.0.0.1",
-        port: int = 8000,
-        workers: int = 1,
-        allowed_hosts: Sequence[str] | None = None,
-        stateless: bool = False,
-        bearer_token_env: str | None = None,
-        bearer_token_scopes: Sequence[str] = (),
-        auth: AuthSettings | None = None,
-        timeout_headers: float | None = None,
-        timeout_body: float | None = None,
-        timeout_keep_alive: int | None = None,
-        stack: Literal["auto", "standard", "fast"] = "auto",
-    ) -> int:
+    def run(self, transport: Literal["stdio", "http"] = "stdio", /, **options: Unpack[ServeSettings]) -> int:
         """Serve this registry until it stops, its lifespan around it: ``if __name__ == "__main__":
-        registry.run()``. stdio by default; ``transport="http"`` takes the options of ``mcptools serve --http``
-        (``None`` timeouts mean serve's defaults). Returns the exit status (also on SIGTERM, after the lifespan
-        has closed)."""
-        from ._run import RunOptions, run_registry
+        registry.run()``. stdio by default; ``"http"`` takes the options of ``mcptools serve --http``
+        (``ServeSettings``: host, port, workers, timeouts, authorization, ...). Returns the exit status (also on
+        SIGTERM, after the lifespan has closed)."""
+        from ._run import run_registry
 
-        options = RunOptions(
-            host=host,
-            port=port,
-            workers=workers,
-            allowed_hosts=list(allowed_hosts) if allowed_hosts is not None else None,
-            stateless=stateless,
-            bearer_token_env=bearer_token_env,
-            bearer_token_scopes=tuple(bearer_token_scopes),
-            auth=auth,
-            timeout_headers=timeout_headers,
-            timeout_body=timeout_body,
-            timeout_keep_alive=timeout_keep_alive,
-            stack=stack,
-        )
         return run_registry(self, transport, options)
 
     def __repr__(self) -> str:

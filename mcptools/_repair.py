@@ -21,6 +21,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, final
 
+from ._errors import UsageError
 from ._json import is_json_type
 from ._validation import Validator
 
@@ -54,8 +55,8 @@ def repairs_option(value: object, *, where: str) -> frozenset[str]:
         unknown = sorted(set(value) - set(REPAIRS))
         if not unknown:
             return frozenset(value)
-        raise ValueError(f"{where}: unknown repair {unknown[0]!r}; the repairs are {', '.join(REPAIRS)}")
-    raise ValueError(f"{where}: repair= takes True, False or a list of repair names ({', '.join(REPAIRS)})")
+        raise UsageError(f"{where}: unknown repair {unknown[0]!r}; the repairs are {', '.join(REPAIRS)}")
+    raise UsageError(f"{where}: repair= takes True, False or a list of repair names ({', '.join(REPAIRS)})")
 
 
 # What type a node must declare for each repair to have anything to do there (a node with no declared type

@@ -12,14 +12,10 @@ import os
 import sys
 from types import ModuleType
 
-from ._errors import MCPToolsError
+from ._errors import TargetError
 from ._registry import ToolRegistry
 
-__all__ = ["TargetError", "load_registry", "target_argv"]
-
-
-class TargetError(MCPToolsError):
-    """TARGET does not name a registry; the message says what to write instead."""
+__all__ = ["load_registry", "target_argv"]
 
 
 def _import_file(path: str) -> ModuleType:

@@ -31,6 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, final, runtime_checkable
 
+from ._errors import MissingDependency, UsageError
+
 __all__ = ["AuthSettings", "JWTVerifier", "Principal", "StaticTokenVerifier", "TokenVerifier"]
 
 WELL_KNOWN: Final = "/.well-known/oauth-protected-resource"
@@ -69,7 +71,7 @@ class StaticTokenVerifier:
 
     def __init__(self, token: str, *, subject: str = "static-token", scopes: Iterable[str] = ()) -> None:
         if not token:
-            raise ValueError("StaticTokenVerifier needs a non-empty token")
+            raise UsageError("StaticTokenVerifier needs a non-empty token")
         self._token = token.encode("utf-8")
         self._principal = Principal(subject=subject, scopes=frozenset(scopes))
 
@@ -105,11 +107,11 @@ class JWTVerifier:
         leeway: float = 30.0,
     ) -> None:
         if (jwks_url is None) == (key is None):
-            raise ValueError("JWTVerifier: pass exactly one of jwks_url= (the issuer's JWKS) or key= (a public key)")
+            raise UsageError("JWTVerifier: pass exactly one of jwks_url= (the issuer's JWKS) or key= (a public key)")
         try:
             import jwt
         except ImportError:
-            raise ImportError("JWTVerifier needs pyjwt: pip install 'mcptools[auth]'") from None
+            raise MissingDependency("JWTVerifier needs pyjwt: pip install 'mcptools[auth]'") from None
         self._jwt = jwt
         self.issuer = issuer
         self.audience = audience
@@ -195,7 +197,7 @@ class AuthSettings:
         resource_name: str | None = None,
     ) -> None:
         if not isinstance(verifier, TokenVerifier):
-            raise TypeError("AuthSettings needs a verifier with an async verify(token) -> Principal | None")
+            raise UsageError("AuthSettings needs a verifier with an async verify(token) -> Principal | None")
         self.verifier = verifier
         self.resource = resource.rstrip("/") if resource else None
         self.authorization_servers = list(authorization_servers)

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-from ._errors import ToolError
+from ._errors import MissingDependency, ToolError, UsageError
 from ._middleware import CallNext, CallResult, Middleware, RequestInfo, RequestNext, Response, ToolCall
 
 __all__ = [
@@ -172,11 +172,11 @@ class RateLimit(Middleware):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if type(calls) is not int or calls < 1:
-            raise ValueError(f"RateLimit: calls must be a positive int, got {calls!r}")
+            raise UsageError(f"RateLimit: calls must be a positive int, got {calls!r}")
         if not (isinstance(per, (int, float)) and 0 < per < math.inf):
-            raise ValueError(f"RateLimit: per must be a positive number of seconds, got {per!r}")
+            raise UsageError(f"RateLimit: per must be a positive number of seconds, got {per!r}")
         if burst is not None and (type(burst) is not int or burst < 1):
-            raise ValueError(f"RateLimit: burst must be a positive int, got {burst!r}")
+            raise UsageError(f"RateLimit: burst must be a positive int, got {burst!r}")
         self.calls = calls
         self.per = float(per)
         self.burst = burst if burst is not None else calls
@@ -220,7 +220,7 @@ class OpenTelemetry(Middleware):
         try:
             from opentelemetry import trace
         except ImportError:
-            raise ImportError(
+            raise MissingDependency(
                 "mcptools.middleware.OpenTelemetry needs opentelemetry-api: pip install opentelemetry-api"
             ) from None
         self._tracer = trace.get_tracer("mcptools", tracer_provider=tracer_provider)

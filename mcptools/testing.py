@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar, final
 
 from typing_extensions import NotRequired, Self, TypedDict, Unpack
 
-from ._errors import ProtocolError
+from ._errors import ProtocolError, UsageError
 from ._jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
 from ._protocol.revisions import LATEST
 from ._transports.memory import MemoryConnection
@@ -239,7 +239,7 @@ class Client:
 
     async def _request(self, method: str, params: dict[str, Any], seen: list[dict[str, Any]] | None = None) -> Any:
         if not self._opened:
-            raise RuntimeError("use the client inside 'async with Client(registry) as client:'")
+            raise UsageError("use the client inside 'async with Client(registry) as client:'")
         wire = self._wire
         if self.stateless:
             capabilities = self.capabilities
@@ -301,7 +301,7 @@ class SyncClient:
     def _run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
         if self._loop is None:
             coroutine.close()
-            raise RuntimeError("use the client inside 'with SyncClient(registry) as client:'")
+            raise UsageError("use the client inside 'with SyncClient(registry) as client:'")
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
     def __enter__(self) -> Self:

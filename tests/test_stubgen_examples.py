@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from mcptools import ToolRegistry
+from mcptools._errors import TargetError
 from mcptools._stubgen import generate_stubs
-from mcptools._target import TargetError, load_registry
+from mcptools._target import load_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

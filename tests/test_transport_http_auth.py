@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -611,32 +612,32 @@ def reset() -> str:
 def test_the_static_token_of_serve_carries_the_scopes_given_for_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mcptools._run import TARGET_ENV, TOKEN_ENV, TOKEN_SCOPES_ENV
+    from mcptools._options import resolve, to_worker
     from mcptools._serve import app_from_environment
 
     target = tmp_path / "scoped.py"
     target.write_text(SCOPED_TARGET)
-    monkeypatch.setenv(TARGET_ENV, str(target))
-    monkeypatch.setenv(TOKEN_ENV, "SCOPED_TOKEN")
     monkeypatch.setenv("SCOPED_TOKEN", "tok-1")
     monkeypatch.setattr(sys, "argv", list(sys.argv))
     headers = bearer("tok-1", **stateless_headers("tools/call", "reset"))
     body = request("tools/call", {"name": "reset", "arguments": {}, "_meta": META})
 
-    monkeypatch.setenv(TOKEN_SCOPES_ENV, "")
+    # What the first process of `serve --http --workers 2 --bearer-token-env SCOPED_TOKEN` hands its workers.
+    options = {"workers": 2, "bearer_token_env": "SCOPED_TOKEN"}
+    to_worker(resolve("http", {**options, "bearer_token_scopes": []}), str(target), [])
     assert run(call(app_from_environment(), body=body, headers=headers)).status == 403
-    monkeypatch.setenv(TOKEN_SCOPES_ENV, "mcp admin")
+    to_worker(resolve("http", {**options, "bearer_token_scopes": ["mcp", "admin"]}), str(target), [])
     reply = run(call(app_from_environment(), body=body, headers=headers))
     assert reply.status == 200, reply.body
     assert reply.json()["result"]["content"][0]["text"] == "reset done"
 
 
 def test_serve_splits_the_scopes_given_on_the_command_line() -> None:
-    from mcptools._run import split_scopes
+    from mcptools._options import split_list
 
-    assert split_scopes("read write") == ["read", "write"]
-    assert split_scopes(" read,write ,, admin ") == ["read", "write", "admin"]
-    assert split_scopes("") == []
+    assert split_list("read write") == ["read", "write"]
+    assert split_list(" read,write ,, admin ") == ["read", "write", "admin"]
+    assert split_list("") == []
 
 
 @pytest.mark.parametrize(
@@ -652,7 +653,7 @@ def test_serve_refuses_options_that_would_silently_turn_a_guard_off(
     options: dict[str, Any], expected: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("uvicorn")
-    from mcptools._run import RunOptions, serve_http
+    from mcptools import UsageError
 
-    assert serve_http(scoped_registry(), RunOptions(port=_free_port(), **options), None) == 2
-    assert expected in capsys.readouterr().err
+    with pytest.raises(UsageError, match=re.escape(expected)):
+        scoped_registry().run("http", port=_free_port(), **options)

@@ -313,18 +313,18 @@ def test_a_connection_that_sends_nothing_is_closed_without_an_answer(guarded_ser
 
 
 @pytest.fixture
-def small_table_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+def small_table_server() -> Iterator[int]:
     """In-process uvicorn with the serve guard, a 20-session table and 2 s deadlines."""
     uvicorn = pytest.importorskip("uvicorn")
-    from mcptools._transports.asgi_server import BODY_TIMEOUT_ENV, HEADER_TIMEOUT_ENV, protocol_path
+    from mcptools._options import resolve
+    from mcptools._transports.asgi_server import uvicorn_options
 
-    monkeypatch.setenv(HEADER_TIMEOUT_ENV, "2")
-    monkeypatch.setenv(BODY_TIMEOUT_ENV, "2")
     port = _free_port()
     app = StreamableHTTPApp(make_registry(), max_sessions=20)
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="critical", http=protocol_path("h11"), loop="asyncio"
+    options = uvicorn_options(
+        resolve("http", {"timeout_headers": 2, "timeout_body": 2, "stack": "standard"}), by_name=False
     )
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, **{**options, "log_level": "critical"})
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -33,6 +33,7 @@ from .pydantic_support import is_model_class, is_url_value
 __all__ = ["NotJSON", "annotated_attributes", "jsonify", "to_json"]
 
 _SCALARS: Final = (str, int, float, bool, type(None))
+_NOT_STANDARD: Final = object()
 
 
 class NotJSON(TypeError):
@@ -57,14 +58,40 @@ def jsonify(value: Any, path: str = "") -> Any:
     if cls is list or cls is tuple:
         return [jsonify(item, f"{path}[{index}]") for index, item in enumerate(value)]
     if cls is dict:
-        return {
-            _key(key, path): jsonify(item, f"{path}.{key}" if path else str(key))
-            for key, item in value.items()
-        }
+        return {_key(key, path): jsonify(item, f"{path}.{key}" if path else str(key)) for key, item in value.items()}
     if isinstance(value, Enum):
         return jsonify(value.value, path)
     if isinstance(value, _SCALARS):  # subclasses of str/int/float (a str-valued class that is not an Enum)
         return value
+    if cls is bytes or in_std_module(cls) or is_url_value(value) or isinstance(value, (bytearray, memoryview)):
+        standard = _standard(value, cls, path)
+        if standard is not _NOT_STANDARD:
+            return standard
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {name: jsonify(item, _join(path, name)) for name, item in zip(value._fields, value, strict=True)}
+    if isinstance(value, (list, tuple)):
+        return [jsonify(item, f"{path}[{index}]") for index, item in enumerate(value)]
+    if isinstance(value, dict):
+        return {_key(key, path): jsonify(item, _join(path, str(key))) for key, item in value.items()}
+    if isinstance(value, (set, frozenset)):
+        items = [jsonify(item, f"{path}[]") for item in value]
+        with contextlib.suppress(TypeError):  # mixed types have no order; any order is a correct array for a set
+            items.sort()
+        return items
+    if hasattr(cls, "__pydantic_fields__") and is_model_class(cls):
+        # Python mode, then our spelling: its serializers and aliases hold, and bytes are base64 as the schema
+        # says (pydantic's JSON mode writes them as UTF-8, which fails on binary data).
+        return jsonify(value.model_dump(mode="python", by_alias=True), path)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _dataclass(value, path)
+    names = annotated_attributes(cls)
+    if names:
+        return {name: jsonify(getattr(value, name, None), _join(path, name)) for name in names}
+    raise NotJSON(value, path)
+
+
+def _standard(value: Any, cls: type, path: str) -> Any:
+    """A value of a standard type (datetime, UUID, Decimal, ... and bytes), a URL or a binary buffer."""
     if cls is bytes or in_std_module(cls):
         from .stdtypes import dump_std, is_std_value
 
@@ -83,41 +110,19 @@ def jsonify(value: Any, path: str = "") -> Any:
         import base64  # lazily: only binary results need it
 
         return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return {
-            name: jsonify(item, _join(path, name))
-            for name, item in zip(value._fields, value, strict=True)
-        }
-    if isinstance(value, (list, tuple)):
-        return [jsonify(item, f"{path}[{index}]") for index, item in enumerate(value)]
-    if isinstance(value, dict):
-        return {
-            _key(key, path): jsonify(item, _join(path, str(key)))
-            for key, item in value.items()
-        }
-    if isinstance(value, (set, frozenset)):
-        items = [jsonify(item, f"{path}[]") for item in value]
-        with contextlib.suppress(TypeError):  # mixed types have no order; any order is a correct array for a set
-            items.sort()
-        return items
-    if hasattr(cls, "__pydantic_fields__") and is_model_class(cls):
-        # Python mode, then our spelling: its serializers and aliases hold, and bytes are base64 as the schema
-        # says (pydantic's JSON mode writes them as UTF-8, which fails on binary data).
-        return jsonify(value.model_dump(mode="python", by_alias=True), path)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, Any] = {}
-        for field in dataclasses.fields(value):
-            if not field.init:  # not in the schema (derived from __init__), so not in the value either
-                continue
-            item = getattr(value, field.name)
-            if item is None and field.default is None:
-                continue  # as the schema has it: no value, rather than a null the tool never said
-            out[field.name] = jsonify(item, _join(path, field.name))
-        return out
-    names = annotated_attributes(cls)
-    if names:
-        return {name: jsonify(getattr(value, name, None), _join(path, name)) for name in names}
-    raise NotJSON(value, path)
+    return _NOT_STANDARD  # a class of the standard library that is none of these (an OrderedDict): read on
+
+
+def _dataclass(value: Any, path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for field in dataclasses.fields(value):
+        if not field.init:  # not in the schema (derived from __init__), so not in the value either
+            continue
+        item = getattr(value, field.name)
+        if item is None and field.default is None:
+            continue  # as the schema has it: no value, rather than a null the tool never said
+        out[field.name] = jsonify(item, _join(path, field.name))
+    return out
 
 
 def to_json(value: object) -> object:

@@ -28,6 +28,7 @@ __all__ = [
     "constraint_keywords",
     "field_default",
     "field_filler",
+    "field_info_fills",
     "field_info_keywords",
     "is_computed_field",
     "is_field_info",
@@ -289,3 +290,15 @@ def problem_lines(prefix: tuple[str | int, ...], rejected: ModelRejected) -> lis
 def rejection_text(prefix: tuple[str | int, ...], rejected: ModelRejected) -> str:
     """``Invalid arguments: property 'order.quantity': must be even; ...``."""
     return invalid_arguments(problem_lines(prefix, rejected))
+
+
+def field_info_fills(cls: type) -> tuple[tuple[str, Callable[[], Any]], ...]:
+    """A stdlib dataclass or NamedTuple field whose default is a ``pydantic.Field(...)``: the schema reads it as
+    metadata, and a value that leaves the field out must get its default, not the FieldInfo the class holds."""
+    fields = getattr(cls, "__dataclass_fields__", None)
+    defaults: dict[str, object] = (
+        {name: field.default for name, field in fields.items()}
+        if fields is not None
+        else getattr(cls, "_field_defaults", {})
+    )
+    return tuple((name, field_filler(default)) for name, default in defaults.items() if is_field_info(default))

@@ -4,8 +4,8 @@
 ``stubgen_main`` is the ``mcptools stubgen`` command.
 """
 
+from mcptools._errors import StubgenError
 from mcptools._stubgen._command import (
-    StubgenError,
     add_stubgen_arguments,
     fetch_tools,
     load_tools,

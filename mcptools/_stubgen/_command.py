@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from typing import Any, final
 
 import mcptools
+from mcptools._errors import StubgenError
 from mcptools._stubgen._render import generate_stubs
 
 __all__ = [
-    "StubgenError",
     "add_stubgen_arguments",
     "fetch_tools",
     "load_tools",
@@ -31,10 +31,6 @@ __all__ = [
 CURRENT_REVISION = "2026-07-28"
 LEGACY_REVISION = "2025-11-25"
 _MAX_PAGES = 1000
-
-
-class StubgenError(Exception):
-    """The tools could not be read; the message says from where and why."""
 
 
 def tools_from_json(document: object, where: str) -> list[Mapping[str, Any]]:
@@ -263,8 +259,7 @@ def stubgen_main(argv: list[str]) -> int:
     )
     add_stubgen_arguments(parser)
     args = parser.parse_args(argv)
-    from mcptools._errors import ToolDefinitionError
-    from mcptools._target import TargetError
+    from mcptools._errors import TargetError, ToolDefinitionError
 
     try:
         return run_stubgen(args)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias, final
 
-from mcptools._errors import SchemaError
+from mcptools._errors import SchemaError, UsageError
 from mcptools._stubgen._text import (
     NameAllocator,
     escaped_lines,
@@ -421,7 +421,7 @@ def generate_stubs(tools: Sequence[Mapping[str, Any]], *, source: str, line_leng
     ``ruff format`` (or black) would lay it out at ``line_length`` (at least 79). Same input, same bytes.
     """
     if line_length < MIN_LINE_LENGTH:
-        raise ValueError(f"line_length must be at least {MIN_LINE_LENGTH}, not {line_length}")
+        raise UsageError(f"line_length must be at least {MIN_LINE_LENGTH}, not {line_length}")
     classes = NameAllocator(_RESERVED)
     methods = NameAllocator(frozenset({"call_tool"}), separator="_")
     bases = NameAllocator(frozenset())

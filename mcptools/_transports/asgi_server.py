@@ -17,26 +17,11 @@ against slow clients.
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-__all__ = [
-    "DEFAULT_BODY_TIMEOUT",
-    "DEFAULT_HEADER_TIMEOUT",
-    "DEFAULT_KEEP_ALIVE",
-    "listen",
-    "protocol_path",
-    "stack_options",
-]
-
-DEFAULT_HEADER_TIMEOUT: Final = 10.0
-DEFAULT_BODY_TIMEOUT: Final = 30.0
-DEFAULT_KEEP_ALIVE: Final = 5
-# Worker processes import the guard by name, so the timeouts reach them through the environment.
-HEADER_TIMEOUT_ENV: Final = "MCPTOOLS_HEADER_TIMEOUT"
-BODY_TIMEOUT_ENV: Final = "MCPTOOLS_BODY_TIMEOUT"
+__all__ = ["fast_available", "listen", "uvicorn_options"]
 
 _TIMEOUT_BODY: Final = b"the request did not arrive in time\n"
 _TIMED_OUT: Final = (
@@ -63,7 +48,8 @@ def listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def _fast_available() -> bool:
+def fast_available() -> bool:
+    """Whether the ``fast`` stack (uvloop and httptools, extra ``http-fast``) is installed."""
     try:
         import httptools  # noqa: F401
         import uvloop  # noqa: F401
@@ -72,29 +58,29 @@ def _fast_available() -> bool:
     return True
 
 
-def stack_options(stack: str) -> tuple[str, str]:
-    """uvicorn's ``loop`` and the ``http`` protocol kind for a ``--stack`` choice."""
-    if stack == "fast" or (stack == "auto" and _fast_available()):
-        return "uvloop", "httptools"
-    return "asyncio", "h11"
+def uvicorn_options(options: Mapping[str, Any], *, by_name: bool) -> dict[str, Any]:
+    """uvicorn's settings for resolved serving options: the loop and the guarded HTTP protocol of the chosen
+    stack, its keep-alive. With one process the protocol class is handed over with the header and body limits
+    set on it; worker processes import it ``by_name``, and it reads the limits from the worker's options."""
+    fast = options["stack"] == "fast" or (options["stack"] == "auto" and fast_available())
+    name = "GuardedHttpTools" if fast else "GuardedH11"
+    protocol: Any = f"{__name__}:{name}"
+    if not by_name:
+        protocol = type(name, (__getattr__(name),), {"limits": (options["timeout_headers"], options["timeout_body"])})
+    return {
+        "loop": "uvloop" if fast else "asyncio",
+        "http": protocol,
+        "timeout_keep_alive": options["timeout_keep_alive"],
+        "log_level": "warning",
+    }
 
 
-def protocol_path(kind: str) -> str:
-    """The guarded protocol class for uvicorn's ``http=`` (a dotted path, so worker processes import it)."""
-    return f"{__name__}:{'GuardedHttpTools' if kind == 'httptools' else 'GuardedH11'}"
+def _worker_limits() -> tuple[float, float]:
+    """The header and body limits in a worker process (``mcptools._options.to_worker`` wrote them)."""
+    from .._options import from_worker
 
-
-def configure(header_timeout: float, body_timeout: float) -> None:
-    """Set the guard's timeouts, here and (through the environment) in worker processes started later."""
-    os.environ[HEADER_TIMEOUT_ENV] = repr(float(header_timeout))
-    os.environ[BODY_TIMEOUT_ENV] = repr(float(body_timeout))
-
-
-def _timeout(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
+    _, _, options = from_worker()
+    return options["timeout_headers"], options["timeout_body"]
 
 
 class _SlowClientGuard:
@@ -107,17 +93,16 @@ class _SlowClientGuard:
     _guard_timer: asyncio.TimerHandle | None = None
     _guard_cycle: Any = None
     _guard_partial = False
-    _guard_limits: tuple[float, float] | None = None
+    # (headers, body) seconds: set on the class handed to uvicorn; in a worker process read once (see above).
+    limits: tuple[float, float] | None = None
 
     def _guard_arm(self, body: bool) -> None:
         if self._guard_timer is not None:
             self._guard_timer.cancel()
-        if self._guard_limits is None:
-            self._guard_limits = (
-                _timeout(HEADER_TIMEOUT_ENV, DEFAULT_HEADER_TIMEOUT),
-                _timeout(BODY_TIMEOUT_ENV, DEFAULT_BODY_TIMEOUT),
-            )
-        delay = self._guard_limits[1 if body else 0]
+        limits = self.limits
+        if limits is None:
+            limits = type(self).limits = _worker_limits()
+        delay = limits[1 if body else 0]
         self._guard_timer = self.loop.call_later(delay, self._guard_expired, body) if delay > 0 else None
 
     def _guard_check(self) -> None:

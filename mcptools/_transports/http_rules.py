@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from typing import Final, final
 from urllib.parse import urlsplit
 
+from .._errors import UsageError
+
 __all__ = [
     "DEFAULT_ALLOWED_HOSTS",
     "HostRules",
@@ -139,7 +141,7 @@ def _normalized(entries: Iterable[str]) -> frozenset[str]:
     for entry in entries:
         cleaned = allow_list_entry(entry)
         if cleaned is None:
-            raise ValueError(f"allowed host {entry!r} is not a host name, host:port or http(s) origin")
+            raise UsageError(f"allowed host {entry!r} is not a host name, host:port or http(s) origin")
         normalized.add(cleaned)
     return frozenset(normalized)
 

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
-from .._errors import ProtocolError
+from .._errors import ProtocolError, UsageError
 from .._jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, RequestId, is_request_id
 from .._protocol.revisions import (
     LATEST,
@@ -172,7 +172,7 @@ class MemoryConnection:
     async def send(self, message: dict[str, Any], *, sink: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
         """Send one message; for a request, wait for its response (``None`` when none comes: cancelled)."""
         if self._serving is None:
-            raise RuntimeError("open the MemoryConnection first")
+            raise UsageError("open the MemoryConnection first")
         if "id" not in message or "method" not in message:
             # A notification or an answer: handled in order before the loop takes the next message.
             handled: asyncio.Future[None] = asyncio.get_running_loop().create_future()

@@ -121,6 +121,58 @@ class Spec:
 
 @final
 @dataclass(slots=True, eq=False)
+class _Reader:
+    """Reads one keyword of one schema object, refusing a value of the wrong kind with a ``SchemaError`` that
+    names the keyword and where it is."""
+
+    node: Located
+    schema: dict[str, Any]
+    validation: bool
+
+    def bad(self, keyword: str, expected: str) -> SchemaError:
+        where = self.node.where_of(keyword)
+        return SchemaError(f"'{keyword}' at '{where}' must be {expected}, got {self.schema[keyword]!r}")
+
+    def count(self, keyword: str) -> int | None:
+        if keyword not in self.schema or (not self.validation and keyword in VALIDATION_KEYWORDS):
+            return None
+        value = self.schema[keyword]
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if type(value) is not int or value < 0:
+            raise self.bad(keyword, "a non-negative integer")
+        return value
+
+    def number(self, keyword: str) -> int | float | None:
+        if keyword not in self.schema or not self.validation:
+            return None
+        value = self.schema[keyword]
+        if type(value) not in (int, float) or (type(value) is float and not math.isfinite(value)):
+            raise self.bad(keyword, "a finite number")
+        return value  # type: ignore[no-any-return]
+
+    def subschema(self, keyword: str) -> Located | None:
+        return self.node.child(keyword) if keyword in self.schema else None
+
+    def subschemas(self, keyword: str) -> list[Located]:
+        if keyword not in self.schema:
+            return []
+        value = self.schema[keyword]
+        if not isinstance(value, list) or not value:
+            raise self.bad(keyword, "a non-empty array of schemas")
+        return [self.node.child(keyword, i) for i in range(len(value))]
+
+    def schema_map(self, keyword: str) -> list[tuple[str, Located]]:
+        if keyword not in self.schema:
+            return []
+        value = self.schema[keyword]
+        if not isinstance(value, dict):
+            raise self.bad(keyword, "an object of schemas")
+        return [(name, self.node.child(keyword, name)) for name in value]
+
+
+@final
+@dataclass(slots=True, eq=False)
 class SpecTable:
     """Reads each schema object into a ``Spec`` once, whatever path reaches it."""
 
@@ -145,71 +197,37 @@ class SpecTable:
             return spec
         if not isinstance(schema, dict):
             raise SchemaError(f"the schema at '{node.where()}' must be an object or a boolean, got {schema!r}")
-        validation = self.validation
+        read = _Reader(node, schema, self.validation)
+        if self.validation:
+            self._read_validation(spec, schema, read.bad)
+        self._read_values(spec, schema, read)
+        self._read_applicators(spec, node, read)
+        self._read_references(spec, schema, node)
+        return spec
 
-        def bad(keyword: str, expected: str) -> SchemaError:
-            return SchemaError(f"'{keyword}' at '{node.where_of(keyword)}' must be {expected}, got {schema[keyword]!r}")
-
-        def count(keyword: str) -> int | None:
-            if keyword not in schema or (not validation and keyword in VALIDATION_KEYWORDS):
-                return None
-            value = schema[keyword]
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            if type(value) is not int or value < 0:
-                raise bad(keyword, "a non-negative integer")
-            return value
-
-        def number(keyword: str) -> int | float | None:
-            if keyword not in schema or not validation:
-                return None
-            value = schema[keyword]
-            if type(value) not in (int, float) or (type(value) is float and not math.isfinite(value)):
-                raise bad(keyword, "a finite number")
-            return value  # type: ignore[no-any-return]
-
-        def subschema(keyword: str) -> Located | None:
-            return node.child(keyword) if keyword in schema else None
-
-        def subschemas(keyword: str) -> list[Located]:
-            if keyword not in schema:
-                return []
-            value = schema[keyword]
-            if not isinstance(value, list) or not value:
-                raise bad(keyword, "a non-empty array of schemas")
-            return [node.child(keyword, i) for i in range(len(value))]
-
-        def schema_map(keyword: str) -> list[tuple[str, Located]]:
-            if keyword not in schema:
-                return []
-            value = schema[keyword]
-            if not isinstance(value, dict):
-                raise bad(keyword, "an object of schemas")
-            return [(name, node.child(keyword, name)) for name in value]
-
-        if validation:
-            self._read_validation(spec, schema, bad)
-        spec.minimum = number("minimum")
-        spec.maximum = number("maximum")
-        spec.exclusive_minimum = number("exclusiveMinimum")
-        spec.exclusive_maximum = number("exclusiveMaximum")
-        spec.multiple_of = number("multipleOf")
+    def _read_values(self, spec: Spec, schema: dict[str, Any], read: _Reader) -> None:
+        """The keywords holding numbers, counts and the format name."""
+        spec.minimum = read.number("minimum")
+        spec.maximum = read.number("maximum")
+        spec.exclusive_minimum = read.number("exclusiveMinimum")
+        spec.exclusive_maximum = read.number("exclusiveMaximum")
+        spec.multiple_of = read.number("multipleOf")
         if spec.multiple_of is not None and spec.multiple_of <= 0:
-            raise bad("multipleOf", "a number greater than 0")
-        spec.min_length = count("minLength")
-        spec.max_length = count("maxLength")
-        spec.min_items = count("minItems")
-        spec.max_items = count("maxItems")
-        spec.min_properties = count("minProperties")
-        spec.max_properties = count("maxProperties")
-        spec.max_contains = count("maxContains")
-        min_contains = count("minContains")
+            raise read.bad("multipleOf", "a number greater than 0")
+        spec.min_length = read.count("minLength")
+        spec.max_length = read.count("maxLength")
+        spec.min_items = read.count("minItems")
+        spec.max_items = read.count("maxItems")
+        spec.min_properties = read.count("minProperties")
+        spec.max_properties = read.count("maxProperties")
+        spec.max_contains = read.count("maxContains")
+        min_contains = read.count("minContains")
         if min_contains is not None:
             spec.min_contains = min_contains
         if "format" in schema:
             name = schema["format"]
             if not isinstance(name, str):
-                raise bad("format", "a string")
+                raise read.bad("format", "a string")
             spec.format_name = name
             if self.format_assertion:
                 spec.format = FORMAT_CHECKS.get(name)
@@ -217,29 +235,31 @@ class SpecTable:
             # Asserting formats asserts this encoding too: derived schemas say bytes this way (stdtypes.py).
             spec.format_name = "base64"
             spec.format = is_base64
-        spec.prefix_items = subschemas("prefixItems")
-        spec.items = subschema("items")
-        spec.contains = subschema("contains")
-        spec.unevaluated_items = subschema("unevaluatedItems")
-        spec.properties = schema_map("properties")
-        for pattern, child in schema_map("patternProperties"):
+
+    @staticmethod
+    def _read_applicators(spec: Spec, node: Located, read: _Reader) -> None:
+        """The keywords holding subschemas (``$defs`` is read too, so a broken one is refused)."""
+        spec.prefix_items = read.subschemas("prefixItems")
+        spec.items = read.subschema("items")
+        spec.contains = read.subschema("contains")
+        spec.unevaluated_items = read.subschema("unevaluatedItems")
+        spec.properties = read.schema_map("properties")
+        for pattern, child in read.schema_map("patternProperties"):
             regex = compile_pattern(pattern, node.where_of("patternProperties", pattern))
             spec.pattern_properties.append((regex, pattern, child))
-        spec.additional = subschema("additionalProperties")
-        spec.unevaluated_properties = subschema("unevaluatedProperties")
-        spec.property_names = subschema("propertyNames")
-        spec.dependent_schemas = schema_map("dependentSchemas")
-        schema_map("$defs")
-        spec.all_of = subschemas("allOf")
-        spec.any_of = subschemas("anyOf")
-        spec.one_of = subschemas("oneOf")
-        spec.not_ = subschema("not")
-        spec.if_ = subschema("if")
+        spec.additional = read.subschema("additionalProperties")
+        spec.unevaluated_properties = read.subschema("unevaluatedProperties")
+        spec.property_names = read.subschema("propertyNames")
+        spec.dependent_schemas = read.schema_map("dependentSchemas")
+        read.schema_map("$defs")
+        spec.all_of = read.subschemas("allOf")
+        spec.any_of = read.subschemas("anyOf")
+        spec.one_of = read.subschemas("oneOf")
+        spec.not_ = read.subschema("not")
+        spec.if_ = read.subschema("if")
         if spec.if_ is not None:
-            spec.then = subschema("then")
-            spec.else_ = subschema("else")
-        self._read_references(spec, schema, node)
-        return spec
+            spec.then = read.subschema("then")
+            spec.else_ = read.subschema("else")
 
     def _read_validation(self, spec: Spec, schema: dict[str, Any], bad: Any) -> None:
         if "type" in schema:

@@ -59,79 +59,79 @@ def translate_pattern(pattern: str, where: str) -> str:
     in_class = False
     n = len(pattern)
     while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            e = pattern[i + 1]
-            i += 2
-            if e in "pP" and i < n and pattern[i] == "{":
-                end = _closing(pattern, i, "}", f"\\{e}{{", where)
-                name = pattern[i + 1 : end].rsplit("=", maxsplit=1)[-1]
-                table = _PROPERTIES_OUTSIDE if e == "p" else _NEGATED_PROPERTIES_OUTSIDE
-                if in_class or name not in table:
-                    raise SchemaError(
-                        f"pattern {pattern!r} at '{where}' uses the Unicode property escape \\{e}{{{name}}}, "
-                        "which mcptools does not support there; spell the character class out"
-                    )
-                out.append(table[name])
-                i = end + 1
-            elif e == "u" and i < n and pattern[i] == "{":
-                end = _closing(pattern, i, "}", "\\u{", where)
-                out.append(_escape_code_point(_code_point(pattern, pattern[i + 1 : end], where)))
-                i = end + 1
-            elif e == "c" and i < n and pattern[i].isalpha():
-                out.append(_escape_code_point(ord(pattern[i]) % 32))
-                i += 1
-            elif e == "k" and i < n and pattern[i] == "<":
-                end = _closing(pattern, i, ">", "\\k<", where)
-                out.append(f"(?P={pattern[i + 1 : end]})")
-                i = end + 1
-            elif e == "0" and not (i < n and pattern[i].isdigit()):
-                out.append("\\x00")
-            elif in_class and e in _INSIDE_CLASS:
-                out.append(_INSIDE_CLASS[e])
-            elif not in_class and e in _OUTSIDE_CLASS:
-                out.append(_OUTSIDE_CLASS[e])
-            elif e.isalnum() and e not in "dDwWsSbBtnrvfxu0123456789":
-                # ECMA's identity escapes (\/, \-) are literal; Python-only escapes (\A, \Z) are not ECMA.
-                raise SchemaError(f"pattern {pattern!r} at '{where}' has the escape \\{e}, which ECMA-262 lacks")
-            else:
-                out.append("\\" + e)
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
-            elif c == "[" or (c in "&|~" and pattern.startswith(c, i + 1)):
-                # Literal in an ECMA class; re reads "[", "&&", "||" and "~~" there as (future) set syntax.
-                out.append("\\" + c)
-                i += 1
-                continue
-            out.append(c)
-        elif c == "[":
-            if pattern.startswith("[^]", i):
-                out.append("[\\s\\S]")
-                i += 3
-                continue
-            if pattern.startswith("[]", i):
-                out.append("(?!)")
-                i += 2
-                continue
-            in_class = True
-            out.append(c)
-            if i + 1 < n and pattern[i + 1] == "^":
-                out.append("^")
-                i += 1
-        elif c == ".":
-            out.append(f"[^{_LINE_END}]")
-        elif c == "$":
-            out.append("\\Z")
-        elif c == "(" and pattern.startswith("(?<", i) and i + 3 < n and pattern[i + 3] not in "=!":
-            out.append("(?P<")
-            i += 3
-            continue
+        if pattern[i] == "\\" and i + 1 < n:
+            text, i = _escape(pattern, i + 2, in_class, where)
+        elif in_class:
+            text, i, in_class = _in_class(pattern, i)
         else:
-            out.append(c)
-        i += 1
+            text, i, in_class = _outside_class(pattern, i)
+        out.append(text)
     return "".join(out)
+
+
+def _escape(pattern: str, i: int, in_class: bool, where: str) -> tuple[str, int]:
+    """The escape whose letter is ``pattern[i - 1]`` as ``re`` source, and where the pattern goes on."""
+    e = pattern[i - 1]
+    n = len(pattern)
+    if e in "pP" and i < n and pattern[i] == "{":
+        end = _closing(pattern, i, "}", f"\\{e}{{", where)
+        name = pattern[i + 1 : end].rsplit("=", maxsplit=1)[-1]
+        table = _PROPERTIES_OUTSIDE if e == "p" else _NEGATED_PROPERTIES_OUTSIDE
+        if in_class or name not in table:
+            raise SchemaError(
+                f"pattern {pattern!r} at '{where}' uses the Unicode property escape \\{e}{{{name}}}, "
+                "which mcptools does not support there; spell the character class out"
+            )
+        return table[name], end + 1
+    if e == "u" and i < n and pattern[i] == "{":
+        end = _closing(pattern, i, "}", "\\u{", where)
+        return _escape_code_point(_code_point(pattern, pattern[i + 1 : end], where)), end + 1
+    if e == "c" and i < n and pattern[i].isalpha():
+        return _escape_code_point(ord(pattern[i]) % 32), i + 1
+    if e == "k" and i < n and pattern[i] == "<":
+        end = _closing(pattern, i, ">", "\\k<", where)
+        return f"(?P={pattern[i + 1 : end]})", end + 1
+    if e == "0" and not (i < n and pattern[i].isdigit()):
+        return "\\x00", i
+    if in_class and e in _INSIDE_CLASS:
+        return _INSIDE_CLASS[e], i
+    if not in_class and e in _OUTSIDE_CLASS:
+        return _OUTSIDE_CLASS[e], i
+    if e.isalnum() and e not in "dDwWsSbBtnrvfxu0123456789":
+        # ECMA's identity escapes (\/, \-) are literal; Python-only escapes (\A, \Z) are not ECMA.
+        raise SchemaError(f"pattern {pattern!r} at '{where}' has the escape \\{e}, which ECMA-262 lacks")
+    return "\\" + e, i
+
+
+def _in_class(pattern: str, i: int) -> tuple[str, int, bool]:
+    """One character inside a class: (its ``re`` source, where the pattern goes on, still in the class)."""
+    c = pattern[i]
+    if c == "]":
+        return c, i + 1, False
+    if c == "[" or (c in "&|~" and pattern.startswith(c, i + 1)):
+        # Literal in an ECMA class; re reads "[", "&&", "||" and "~~" there as (future) set syntax.
+        return "\\" + c, i + 1, True
+    return c, i + 1, True
+
+
+def _outside_class(pattern: str, i: int) -> tuple[str, int, bool]:
+    """One character outside a class: (its ``re`` source, where the pattern goes on, now in a class)."""
+    c = pattern[i]
+    if c == "[":
+        if pattern.startswith("[^]", i):
+            return "[\\s\\S]", i + 3, False
+        if pattern.startswith("[]", i):
+            return "(?!)", i + 2, False
+        if i + 1 < len(pattern) and pattern[i + 1] == "^":
+            return "[^", i + 2, True
+        return c, i + 1, True
+    if c == ".":
+        return f"[^{_LINE_END}]", i + 1, False
+    if c == "$":
+        return "\\Z", i + 1, False
+    if c == "(" and pattern.startswith("(?<", i) and i + 3 < len(pattern) and pattern[i + 3] not in "=!":
+        return "(?P<", i + 3, False
+    return c, i + 1, False
 
 
 def _closing(pattern: str, start: int, closer: str, escape: str, where: str) -> int:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._errors import ToolDefinitionError
+from .._errors import ToolDefinitionError, UsageError
 from .._profiles import Exported, export_schema
 from .._protocol.session import Session
 from .._repair import repairs_option
@@ -202,7 +202,7 @@ def calls_container(calls: Any, provider: str, forms: str) -> dict[str, Any] | l
     (an agent that answered nothing would fail far from the cause, at the provider's next request)."""
     value = plain(calls)
     if not isinstance(value, (dict, list)):
-        raise TypeError(f"{provider}.run() takes {forms}; got {type(calls).__name__}")
+        raise UsageError(f"{provider}.run() takes {forms}; got {type(calls).__name__}")
     return value
 
 

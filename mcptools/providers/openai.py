@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from .._errors import UsageError
 from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, calls_container, items_of, plain, toolset
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def tools(
 ) -> list[dict[str, Any]]:
     """The ``tools`` parameter for ``chat.completions.create`` (``api="chat"``) or ``responses.create``."""
     if api not in ("chat", "responses"):
-        raise ValueError(f"tools(..., api={api!r}): api is 'chat' or 'responses'")
+        raise UsageError(f"tools(..., api={api!r}): api is 'chat' or 'responses'")
     found = _toolset(registry, strict)
     out: list[dict[str, Any]] = []
     for entry in registry:
