@@ -9,13 +9,12 @@ JSON by hand.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, TypeAlias, final
+from typing import Any, ClassVar, final
 
 from ._errors import UsageError
 
 __all__ = [
     "AudioContent",
-    "ContentBlock",
     "EmbeddedResource",
     "ImageContent",
     "ResourceLink",
@@ -191,9 +190,6 @@ class ResourceLink:
                 entry[key] = value
         _with_extras(entry, self.annotations, self.meta)
         return entry
-
-
-ContentBlock: TypeAlias = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink
 _CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink)
 
 

@@ -15,13 +15,11 @@ __all__ = [
     "JSON_TYPES",
     "JSON_TYPE_NAMES",
     "JSONObject",
-    "JSONValue",
     "is_json_type",
     "json_equal",
     "json_type_name",
 ]
 
-JSONValue: TypeAlias = bool | int | float | str | list[Any] | dict[str, Any] | None
 JSONObject: TypeAlias = dict[str, Any]
 
 JSON_TYPE_NAMES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})

@@ -29,7 +29,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, final
+from typing import TYPE_CHECKING, Any, TypeAlias, final
 
 from ._errors import ToolDefinitionError
 
@@ -114,15 +114,10 @@ RequestNext: TypeAlias = Callable[[RequestInfo], Awaitable[Response]]
 
 class Middleware:
     """Subclass and override ``on_call``, ``on_request`` or both; the defaults pass through (and a layer that
-    keeps a default is skipped, costing nothing).
-
-    ``needs_loop``: leave it ``True`` unless ``on_call`` awaits nothing but ``call_next`` (no I/O, no sleep). A
-    registry whose middleware all say ``False`` serves ``registry.handle`` calls to sync tools without making an
-    event loop per call; a ``False`` layer that awaits something else fails that call with a RuntimeError.
-    """
+    keeps a default is skipped, costing nothing). ``registry.handle`` runs the chain on its thread's own event
+    loop, kept for the thread (a sync tool still runs inline), so a hook may await anything."""
 
     __slots__ = ()
-    needs_loop: ClassVar[bool] = True
 
     async def on_call(self, call: ToolCall, call_next: CallNext) -> CallResult:
         return await call_next(call)

@@ -62,7 +62,6 @@ class LogCalls(Middleware):
     """
 
     __slots__ = ("arguments", "level", "logger")
-    needs_loop = False  # awaits only call_next
 
     def __init__(
         self, logger: logging.Logger | None = None, *, level: int = logging.INFO, arguments: bool = False
@@ -121,7 +120,6 @@ class Timing(Middleware):
     """Time every call: ``timing.stats["weather"].mean_seconds``. Per process (each worker keeps its own)."""
 
     __slots__ = ("stats",)
-    needs_loop = False  # awaits only call_next
 
     def __init__(self) -> None:
         self.stats: dict[str, ToolTiming] = {}
@@ -159,7 +157,6 @@ class RateLimit(Middleware):
     """
 
     __slots__ = ("_buckets", "_clock", "burst", "calls", "key", "max_clients", "per")
-    needs_loop = False  # awaits only call_next
 
     def __init__(
         self,
@@ -214,7 +211,6 @@ class OpenTelemetry(Middleware):
     """
 
     __slots__ = ("_status", "_tracer")
-    needs_loop = False  # awaits only call_next
 
     def __init__(self, tracer_provider: Any = None) -> None:
         try:

@@ -54,7 +54,7 @@ from .pydantic_support import (
     model_fields,
 )
 
-__all__ = ["FACTORY", "HintError", "HintReader", "param_keywords", "resolve_hints", "strip_qualifiers", "type_text"]
+__all__ = ["HintError", "HintReader", "param_keywords", "resolve_hints", "strip_qualifiers", "type_text"]
 
 
 def _forms(name: str) -> tuple[object, ...]:
@@ -621,7 +621,6 @@ class _Factory:
 
 
 _FACTORY: Final = _Factory()
-FACTORY: Final = _FACTORY  # a default made by a factory: optional, not published
 
 
 def _substitute(hint: object, substitutions: dict[Any, object]) -> object:

@@ -26,7 +26,6 @@ __all__ = [
     "header_text",
     "hostname",
     "is_json_content_type",
-    "origin_hostname",
     "split_host",
     "split_origin",
 ]
@@ -78,12 +77,6 @@ def split_origin(origin: str) -> tuple[str, str] | None:
     if host is None:
         return None
     return host[0], host[1] or _DEFAULT_PORTS[parts.scheme]
-
-
-def origin_hostname(origin: str) -> str | None:
-    """The host an ``Origin`` header names (``http://localhost:3000`` gives ``localhost``), or ``None``."""
-    parts = split_origin(origin)
-    return parts[0] if parts is not None else None
 
 
 def allow_list_entry(entry: str) -> str | None:

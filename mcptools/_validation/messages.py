@@ -53,7 +53,6 @@ __all__ = [
     "closest_name",
     "const_predicate",
     "contains_phrase",
-    "count_phrase",
     "describe_schema",
     "enum_predicate",
     "format_failure",
@@ -277,10 +276,6 @@ def type_phrase(types: list[str]) -> str:
     if len(types) == 1:
         return types[0]
     return ", ".join(types[:-1]) + " or " + types[-1]
-
-
-def count_phrase(count: Any, singular: str, plural: str) -> str:
-    return f"{count} {singular if count == 1 else plural}"
 
 
 def closest_name(name: str, candidates: list[str]) -> str | None:

@@ -21,7 +21,6 @@ _ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
 __all__ = [
     "DEFAULT_BASE",
     "DIALECT_2020_12",
-    "IN_PLACE_SCHEMA_KEYWORDS",
     "SCHEMA_ARRAY_KEYWORDS",
     "SCHEMA_MAP_KEYWORDS",
     "SINGLE_SCHEMA_KEYWORDS",
@@ -57,7 +56,6 @@ SINGLE_SCHEMA_KEYWORDS = (
 )
 SCHEMA_ARRAY_KEYWORDS = ("prefixItems", "allOf", "anyOf", "oneOf")
 SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "dependentSchemas")
-IN_PLACE_SCHEMA_KEYWORDS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
 
 
 def pointer_text(tokens: tuple[str | int, ...]) -> str:

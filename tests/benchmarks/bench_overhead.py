@@ -5,9 +5,8 @@
 Each round runs one subprocess per tree (``PYTHONPATH=<tree>``, alternating so drift hits both alike); a subprocess
 times the bench_handle weather tool (sync, async, valid and invalid arguments) through ``registry.handle`` and
 reports microseconds per call. The figure per row is the median over rounds, and the ratio AFTER / BEFORE. Also
-prints, for AFTER only, the cost of one pass-through middleware (when the tree has middleware), and of the same
-layer declared ``needs_loop = False`` (when the tree has that). Not a test:
-speed is only ever measured here, never asserted.
+prints, for AFTER only, the cost of one pass-through middleware (when the tree has middleware). Not a test: speed
+is only ever measured here, never asserted.
 """
 
 from __future__ import annotations
@@ -65,11 +64,6 @@ if hasattr(mcptools, "Middleware"):
             return await call_next(call)
     layered = make([Pass()])
     rows["weather/valid + 1 middleware"] = per_call(layered, "weather", "valid", 300)
-    if hasattr(mcptools.Middleware, "needs_loop"):
-        # The same layer declared loop-free (it awaits only call_next): registry.handle needs no event loop.
-        class LoopFree(Pass):
-            needs_loop = False
-        rows["weather/valid + 1 loop-free middleware"] = per_call(make([LoopFree()]), "weather", "valid", 4000)
 print(json.dumps(rows))
 """
 
