@@ -9,7 +9,8 @@
     ├── ClientRequestError          the client answered a Context request (elicit, sample, roots) with an error
     ├── LifespanError               (also a RuntimeError) ``ctx.state`` read while the lifespan is not running
     ├── URLElicitationRequired      raised BY a tool: the user must visit URLs first (-32042, or input_required)
-    └── TargetError                 (``mcptools._target``) a command-line TARGET names no registry
+    ├── TargetError                 (``mcptools._target``) a command-line TARGET names no registry
+    └── TaskStoreError              (also a ValueError; ``mcptools._tasks.store``) a task store cannot be opened
 
 Definition-time problems (a tool or a schema that can never work) raise at decoration or compile time, so the
 developer sees them before any client does. Call-time problems become JSON-RPC errors or ``isError`` results in
