@@ -12,6 +12,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -293,3 +295,30 @@ def test_a_record_is_plain_json_and_refuses_anything_else() -> None:
         with pytest.raises(ValueError, match="not a task record"):
             TaskRecord.from_json(foreign)
     assert iso_time(1_700_000_000.5) == "2023-11-14T22:13:20.500Z"
+
+
+def test_import_mcptools_loads_no_store_and_a_missing_redis_client_names_the_extra(tmp_path: Path) -> None:
+    code = (
+        "import sys, mcptools\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('mcptools._tasks', 'redis', 'sqlite3'))))\n"
+        "sys.modules['redis'] = None  # as if the extra were not installed\n"
+        "from mcptools._tasks.connect import open_store\n"
+        "open_store('sqlite:///' + sys.argv[1])\n"
+        "print('redis' in sys.modules and sys.modules['redis'] is not None)\n"
+        "try:\n"
+        "    open_store('redis://127.0.0.1:1/0')\n"
+        "except Exception as problem:\n"
+        "    print(type(problem).__name__, problem)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "t.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.splitlines() == [
+        "[]",
+        "False",
+        "TaskStoreError the Redis task store needs the redis client: pip install 'mcptools[redis]'",
+    ]
