@@ -27,6 +27,7 @@ from mcptools._tasks import operations  # noqa: E402
 from mcptools._tasks.memory_store import MemoryTaskStore  # noqa: E402
 from mcptools._tasks.sqlite_store import SqliteTaskStore  # noqa: E402
 from mcptools._tasks.store import TOOLS_CHANNEL, TaskStore  # noqa: E402
+from mcptools._tasks.transitions import TaskSpec  # noqa: E402
 
 Kind = Literal["memory", "sqlite", "redis"]
 
@@ -69,7 +70,7 @@ async def _as_process(spec: StoreSpec, command: str, argument: str | None) -> No
     store = spec.open()
     try:
         if command == "create-and-publish":
-            record = await operations.create_task(store, "echo", {"text": "from afar"}, ttl_ms=60_000)
+            record = await operations.create_task(store, TaskSpec("echo", {"text": "from afar"}, ttl_ms=60_000))
             await store.publish(TOOLS_CHANNEL, {"change": "added", "tool": "echo"})
             print(record.task_id, flush=True)
         elif command == "claim":

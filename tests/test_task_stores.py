@@ -27,6 +27,7 @@ from mcptools._tasks import operations, transitions
 from mcptools._tasks.connect import open_store
 from mcptools._tasks.record import TaskRecord, iso_time
 from mcptools._tasks.store import TASKS_CHANNEL, TOOLS_CHANNEL, TaskStore, TaskStoreError
+from mcptools._tasks.transitions import TaskSpec
 
 ELICIT = {"method": "elicitation/create", "params": {"message": "Sure?", "requestedSchema": {"type": "object"}}}
 ACCEPT = {"action": "accept", "content": {"confirm": True}}
@@ -49,7 +50,7 @@ def durable(request: pytest.FixtureRequest, tmp_path: Path) -> StoreSpec:
 
 
 async def _new(store: TaskStore, ttl_ms: int | None = 60_000, **options: Any) -> TaskRecord:
-    return await operations.create_task(store, "slow_compute", {"seconds": 1}, ttl_ms=ttl_ms, **options)
+    return await operations.create_task(store, TaskSpec("slow_compute", {"seconds": 1}, ttl_ms, **options))
 
 
 def test_a_created_task_reads_back_as_written_and_an_unknown_one_is_none(spec: StoreSpec) -> None:
@@ -288,7 +289,7 @@ def test_open_store_reads_the_url() -> None:
 
 
 def test_a_record_is_plain_json_and_refuses_anything_else() -> None:
-    made = transitions.new_task("t1", "echo", {"text": "é"}, 1_700_000_000.5, ttl_ms=1000)
+    made = transitions.new_task("t1", TaskSpec("echo", {"text": "é"}, ttl_ms=1000), 1_700_000_000.5)
     assert TaskRecord.from_json(made.to_json()) == made
     assert made.expires_at == 1_700_000_001.5
     for foreign in ('{"status": "sleeping"}', "[]", '{"status": "working", "surprise": 1}'):

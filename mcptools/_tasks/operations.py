@@ -47,33 +47,10 @@ def new_task_id() -> str:
     return secrets.token_urlsafe(32)
 
 
-async def create_task(
-    store: TaskStore,
-    tool: str,
-    arguments: Mapping[str, Any],
-    *,
-    ttl_ms: int | None,
-    poll_interval_ms: int | None = None,
-    scope: str | None = None,
-    context: Mapping[str, Any] | None = None,
-    answers: Mapping[str, Mapping[str, Any]] | None = None,
-) -> TaskRecord:
+async def create_task(store: TaskStore, spec: transitions.TaskSpec) -> TaskRecord:
+    """A new task, durably stored: ``store.get`` finds it from any replica once this returns."""
     task_id = new_task_id()
-
-    def make(now: float) -> TaskRecord:
-        return transitions.new_task(
-            task_id,
-            tool,
-            arguments,
-            now,
-            ttl_ms=ttl_ms,
-            poll_interval_ms=poll_interval_ms,
-            scope=scope,
-            context=context,
-            answers=answers,
-        )
-
-    return await store.create(make)
+    return await store.create(lambda now: transitions.new_task(task_id, spec, now))
 
 
 async def claim_next(store: TaskStore, worker: str, *, lease_ms: int = DEFAULT_LEASE_MS) -> TaskRecord | None:

@@ -18,14 +18,15 @@ store's event) and stops the tool; a result it still produces is refused, as the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
-from typing import Any, Final
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, final
 
 from .._jsonrpc import INTERNAL_ERROR
 from .record import Status, TaskRecord
 
 __all__ = [
     "Change",
+    "TaskSpec",
     "answered",
     "apply",
     "asked",
@@ -50,32 +51,37 @@ def apply(change: Change, record: TaskRecord, now: float) -> TaskRecord | None:
     return None if changed is None else replace(changed, rev=record.rev + 1)
 
 
-def new_task(
-    task_id: str,
-    tool: str,
-    arguments: Mapping[str, Any],
-    now: float,
-    *,
-    ttl_ms: int | None,
-    poll_interval_ms: int | None = None,
-    scope: str | None = None,
-    context: Mapping[str, Any] | None = None,
-    answers: Mapping[str, Mapping[str, Any]] | None = None,
-) -> TaskRecord:
-    """A task as created: working and runnable. ``answers`` are the ones gathered by input-required rounds on
-    ``tools/call`` before the task was made, so the run finds them."""
+@final
+@dataclass(frozen=True, slots=True)
+class TaskSpec:
+    """What a task-augmented call asks for: the tool and its arguments, how long the task is kept (``ttl_ms``;
+    ``None``: until deleted), the polling interval to suggest, who may see it (``scope``), what the run needs from
+    the request (``context``), and the answers gathered by input-required rounds on ``tools/call`` before the task
+    was made (``answers``), which the run finds."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    ttl_ms: int | None
+    poll_interval_ms: int | None = None
+    scope: str | None = None
+    context: Mapping[str, Any] = field(default_factory=dict)
+    answers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def new_task(task_id: str, spec: TaskSpec, now: float) -> TaskRecord:
+    """A task as created: working and runnable."""
     return TaskRecord(
         task_id,
-        tool,
-        dict(arguments),
+        spec.tool,
+        dict(spec.arguments),
         "working",
         now,
         now,
-        ttl_ms,
-        poll_interval_ms,
-        input_responses=dict(answers or {}),
-        scope=scope,
-        context=dict(context or {}),
+        spec.ttl_ms,
+        spec.poll_interval_ms,
+        input_responses={key: dict(value) for key, value in spec.answers.items()},
+        scope=spec.scope,
+        context=dict(spec.context),
         rev=1,
     )
 

@@ -33,13 +33,14 @@ from mcptools._tasks import operations  # noqa: E402
 from mcptools._tasks.memory_store import MemoryTaskStore  # noqa: E402
 from mcptools._tasks.sqlite_store import SqliteTaskStore  # noqa: E402
 from mcptools._tasks.store import TOOLS_CHANNEL, TaskStore  # noqa: E402
+from mcptools._tasks.transitions import TaskSpec  # noqa: E402
 
 BATCH = 40
 Op = Callable[[TaskStore], Awaitable[None]]
 
 
 async def _create(store: TaskStore) -> None:
-    await operations.create_task(store, "slow_compute", {"seconds": 1}, ttl_ms=60_000)
+    await operations.create_task(store, TaskSpec("slow_compute", {"seconds": 1}, ttl_ms=60_000))
 
 
 def _get(task_id: str) -> Op:
@@ -58,7 +59,8 @@ async def _claim_complete(store: TaskStore) -> None:
 
 async def _measure(stores: dict[str, TaskStore], rounds: int) -> dict[str, dict[str, float]]:
     probe = {
-        name: (await operations.create_task(store, "echo", {}, ttl_ms=None)).task_id for name, store in stores.items()
+        name: (await operations.create_task(store, TaskSpec("echo", {}, ttl_ms=None))).task_id
+        for name, store in stores.items()
     }
     samples: dict[str, dict[str, list[float]]] = {name: {} for name in stores}
     for _ in range(rounds):
@@ -122,7 +124,7 @@ def main() -> None:
         results = asyncio.run(run())
     finally:
         if server is not None:
-            server.terminate()
+            server.kill()  # it saves nothing: no need to let it shut down
             server.wait(timeout=10)
     names = list(results)
     print(f"Task stores, µs per operation (median of {rounds} rounds of {BATCH}); Python {sys.version.split()[0]}\n")
