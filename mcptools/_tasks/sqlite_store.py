@@ -204,11 +204,13 @@ class SqliteTaskStore:
             poller.cancel()
 
     async def _poll(self) -> None:
-        version = await self._run(_data_version)
+        # No version seen yet: the first pass reads the table, so an event committed between the subscription's
+        # start and this poller's first look is delivered, not left until some later commit.
+        version = -1
         while self._fanout.active:
-            await asyncio.sleep(self.poll_interval)
             seen = await self._run(_data_version)
             if seen == version:
+                await asyncio.sleep(self.poll_interval)
                 continue
             version = seen
             events = await self._run(self._events_since)
