@@ -13,7 +13,8 @@
     ├── LifespanError               (also a RuntimeError) ``ctx.state`` read while the lifespan is not running
     ├── URLElicitationRequired      raised BY a tool: the user must visit URLs first (-32042, or input_required)
     ├── TargetError                 a command-line TARGET names no registry
-    └── StubgenError                ``mcptools stubgen`` could not read the tools it was pointed at
+    ├── StubgenError                ``mcptools stubgen`` could not read the tools it was pointed at
+    └── TaskStoreError              (also a ValueError) a task store cannot be opened, or refused a write
 
 Definition-time problems (a tool or a schema that can never work) raise at decoration or compile time, so the
 developer sees them before any client does. Call-time problems become JSON-RPC errors or ``isError`` results in
@@ -44,6 +45,7 @@ __all__ = [
     "SchemaError",
     "StubgenError",
     "TargetError",
+    "TaskStoreError",
     "ToolDefinitionError",
     "ToolError",
     "ToolNotFound",
@@ -142,6 +144,11 @@ class TargetError(MCPToolsError):
 
 class StubgenError(MCPToolsError):
     """``mcptools stubgen`` could not read the tools; the message says from where and why."""
+
+
+class TaskStoreError(MCPToolsError, ValueError):
+    """A task store cannot be opened as asked (an unknown URL scheme, a missing extra) or refused a write that
+    can never succeed (a task id that exists already)."""
 
 
 class _Dumpable(Protocol):
