@@ -23,6 +23,7 @@ __all__ = ["ANTHROPIC", "OPENAI", "Rules", "Strict", "strict_budget"]
 @final
 @dataclass(frozen=True, slots=True)
 class Rules:
+    label: str
     keep: frozenset[str]
     formats: frozenset[str]
     all_required: bool
@@ -61,13 +62,19 @@ def _anthropic_refuses(key: str, value: Any) -> bool:
 
 
 OPENAI: Final = Rules(
+    label="OpenAI strict",
     keep=_OPENAI_KEEP,
     formats=frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}),
     all_required=True,
     keep_defs=True,
 )
 ANTHROPIC: Final = Rules(
-    keep=_ANTHROPIC_KEEP, formats=_ANTHROPIC_FORMATS, all_required=False, keep_defs=False, refuses=_anthropic_refuses
+    label="Anthropic strict",
+    keep=_ANTHROPIC_KEEP,
+    formats=_ANTHROPIC_FORMATS,
+    all_required=False,
+    keep_defs=False,
+    refuses=_anthropic_refuses,
 )
 
 _OPENAI_MAX_DEPTH: Final = 10
@@ -109,11 +116,11 @@ class Strict(Walk):
             if key == "additionalProperties":
                 if value not in (False, None):
                     raise self.fail(
-                        key, where, f"{self.profile} strict needs closed objects, and this one is an open map",
+                        key, where, f"{self.rules.label} needs closed objects, and this one is an open map",
                         "send it non-strict, or give the object fixed properties",
                     )  # fmt: skip
             elif key in ("patternProperties", "propertyNames"):
-                raise self.fail(key, where, f"{self.profile} strict needs fixed property names", "send it non-strict")
+                raise self.fail(key, where, f"{self.rules.label} needs fixed property names", "send it non-strict")
             elif (key == "format" and value not in self.rules.formats) or self.rules.refuses(key, value):
                 moved[key] = value
             elif key in self.rules.keep:
@@ -171,17 +178,17 @@ class Strict(Walk):
             return
         if kinds is None:
             raise self.fail(
-                "type", where, f"{self.profile} strict needs a type for every value, and this one has none",
+                "type", where, f"{self.rules.label} needs a type for every value, and this one has none",
                 "give it a type, or send the tool non-strict",
             )  # fmt: skip
         if "type" not in out:
             out["type"] = kinds[0] if len(kinds) == 1 else kinds
         if "array" in kinds and "items" not in out:
-            why = f"{self.profile} strict needs a type for every value, and these array items have none"
+            why = f"{self.rules.label} needs a type for every value, and these array items have none"
             raise self.fail("items", where, why, "give the items a schema, or send the tool non-strict")
         if ("object" in kinds or "properties" in schema) and "properties" not in out:
             if schema.get("additionalProperties") is not False:
-                why = f"{self.profile} strict needs closed objects, and this one is open"
+                why = f"{self.rules.label} needs closed objects, and this one is open"
                 raise self.fail(
                     "additionalProperties", where, why, "give the object fixed properties, or send the tool non-strict"
                 )

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .._errors import ToolDefinitionError
-from .._json import json_type_name
+from .._json import json_type_name, resolve_pointer
 from .mapping import ArrayShape, Branch, RefShape, Shape, UnionShape
 
 __all__ = ["DEFS", "SILENT", "STRUCTURE", "Walk", "types_of"]
@@ -67,15 +67,9 @@ class Walk:
     def lookup(self, ref: Any, where: str) -> Any:
         if not isinstance(ref, str) or not ref.startswith("#"):
             raise self.fail("$ref", where, f"only local refs can be exported, got {ref!r}", "inline the schema")
-        node: Any = self.root
-        for raw in ref[1:].split("/")[1:]:
-            part = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                raise self.fail("$ref", where, f"{ref!r} points nowhere", "fix the reference")
+        node = resolve_pointer(self.root, ref[1:])
+        if node is None:
+            raise self.fail("$ref", where, f"{ref!r} points nowhere", "fix the reference")
         return node
 
     def document(self, node: dict[str, Any]) -> dict[str, Any]:
