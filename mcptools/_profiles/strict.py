@@ -28,6 +28,10 @@ class Rules:
     formats: frozenset[str]
     all_required: bool
     keep_defs: bool
+    # OpenAI's size limits (nesting, properties, enum values, text) are counted.
+    size_limits: bool = False
+    # Only primitive enum and const values (Anthropic: "complex types in enums" are not supported).
+    primitive_values: bool = False
     # A keyword's value the profile refuses although it keeps the keyword (moved into the description then).
     refuses: Callable[[str, Any], bool] = lambda key, value: False
 
@@ -67,6 +71,7 @@ OPENAI: Final = Rules(
     formats=frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}),
     all_required=True,
     keep_defs=True,
+    size_limits=True,
 )
 ANTHROPIC: Final = Rules(
     label="Anthropic strict",
@@ -74,6 +79,7 @@ ANTHROPIC: Final = Rules(
     formats=_ANTHROPIC_FORMATS,
     all_required=False,
     keep_defs=False,
+    primitive_values=True,
     refuses=_anthropic_refuses,
 )
 
@@ -103,7 +109,7 @@ class Strict(Walk):
         self.text = 0
 
     def build(self, schema: dict[str, Any], where: str, level: int) -> tuple[dict[str, Any], Shape]:
-        if self.rules.all_required and level > _OPENAI_MAX_DEPTH:
+        if self.rules.size_limits and level > _OPENAI_MAX_DEPTH:
             why = f"OpenAI strict allows {_OPENAI_MAX_DEPTH} levels of nesting"
             raise self.fail("properties", where, why, "flatten it")
         out: dict[str, Any] = {}
@@ -135,13 +141,13 @@ class Strict(Walk):
 
     def check_values(self, key: str, value: Any, where: str) -> None:
         if key == "enum" and isinstance(value, list):
-            if not self.rules.all_required and any(isinstance(v, (dict, list)) for v in value):
+            if self.rules.primitive_values and any(isinstance(v, (dict, list)) for v in value):
                 raise self.fail(
                     key, where, "Anthropic strict takes enums of primitive values only", "send it non-strict"
                 )
             self.count_enum(value, where)
         elif key == "const":
-            if not self.rules.all_required and isinstance(value, (dict, list)):
+            if self.rules.primitive_values and isinstance(value, (dict, list)):
                 raise self.fail(key, where, "Anthropic strict takes primitive const values only", "send it non-strict")
             self.count_text([value], key, where)
 
@@ -151,7 +157,7 @@ class Strict(Walk):
         if isinstance(properties, dict):
             self.count_props += len(properties)
             self.count_text(properties, "properties", where)
-            if self.rules.all_required and self.count_props > _OPENAI_MAX_PROPERTIES:
+            if self.rules.size_limits and self.count_props > _OPENAI_MAX_PROPERTIES:
                 why = f"OpenAI strict allows {_OPENAI_MAX_PROPERTIES} properties"
                 raise self.fail("properties", where, why, "split the tool")
             converted = {
@@ -210,7 +216,7 @@ class Strict(Walk):
                     prop.null_is_absent = True
             mapped = mapped or prop.shape is not None or prop.must_send
             props.append(prop)
-        out["required"] = list(out["properties"]) if self.rules.all_required else [k for k in required]
+        out["required"] = list(out["properties"]) if self.rules.all_required else list(required)
         out["additionalProperties"] = False
         out.setdefault("type", "object")
         return ObjectShape(props) if mapped else None
@@ -218,7 +224,7 @@ class Strict(Walk):
     # -- OpenAI's size limits ------------------------------------------------------------------------------
 
     def count_enum(self, values: list[Any], where: str) -> None:
-        if not self.rules.all_required:
+        if not self.rules.size_limits:
             return
         self.count_enums += len(values)
         if self.count_enums > _OPENAI_MAX_ENUM_VALUES:
@@ -235,7 +241,7 @@ class Strict(Walk):
 
     def count_text(self, values: Iterable[Any], keyword: str, where: str) -> int:
         size = sum(len(value) for value in values if isinstance(value, str))
-        if not self.rules.all_required:
+        if not self.rules.size_limits:
             return size
         self.text += size
         if self.text > _OPENAI_MAX_TEXT:
