@@ -87,6 +87,16 @@ def test_exports_follow_every_change_to_what_is_served(provider: Any) -> None:
     app.disable("gh_issue")
     assert _names(provider, app) == ["write", "reset"]
     assert _call(provider, app, "gh_issue").startswith("Unknown tool: gh_issue")
+    later = ToolRegistry("later")
+
+    @later.tool
+    def ping() -> str:
+        return "pong"
+
+    app.include(later, prefix="l.")
+    assert (
+        _names(provider, app)[-1] in ("l_ping", "l.ping") and _call(provider, app, _names(provider, app)[-1]) == "pong"
+    )
 
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=["openai", "anthropic", "gemini"])
