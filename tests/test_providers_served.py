@@ -191,3 +191,27 @@ def test_anthropic_strict_budget_sends_tools_past_it_non_strict() -> None:
         optional.add(lambda **kw: "ok", name=f"o{index}", input_schema=schema)
     assert [tool.get("strict", False) for tool in p_anthropic.tools(optional, strict=True)] == [True, True, False]
     assert "24 optional properties" in p_anthropic.relaxed(optional, strict=True)["o2"]
+
+
+def test_served_version_moves_with_every_change_to_what_is_served_and_only_then() -> None:
+    app, github = _app()
+    seen = [app.served_version]
+
+    def moved() -> bool:
+        seen.append(app.served_version)
+        return seen[-1] != seen[-2]
+
+    app.disable("reset")
+    assert moved()
+    app.disable("reset")  # already disabled: nothing served changes
+    assert not moved()
+    app.enable("reset")
+    assert moved()
+    github.add(lambda: "x", name="later")
+    assert moved()
+    github.remove("later")
+    assert moved()
+    app.include(ToolRegistry("empty"))  # includes nothing served
+    assert not moved()
+    app.remove("write")
+    assert moved()
