@@ -18,6 +18,7 @@ __all__ = [
     "is_json_type",
     "json_equal",
     "json_type_name",
+    "resolve_pointer",
 ]
 
 JSONObject: TypeAlias = dict[str, Any]
@@ -117,3 +118,21 @@ def json_equal(a: object, b: object) -> bool:
     if isinstance(a, Sequence) and isinstance(b, Sequence):
         return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     return False
+
+
+def resolve_pointer(root: object, pointer: str) -> object | None:
+    """The value at a JSON pointer (``/$defs/Point``), or None when it does not exist."""
+    if pointer == "":
+        return root
+    if not pointer.startswith("/"):
+        return None
+    node = root
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node

@@ -75,6 +75,7 @@ class ToolRegistry:
         "profile",
         "repair",
         "request_layers",
+        "served_version",
         "suggest_names",
         "version",
     )
@@ -141,6 +142,9 @@ class ToolRegistry:
         # Who is told when the served tools change (the engines serving this registry, which tell their 2025
         # sessions); weak, so an engine nobody uses any more is forgotten.
         self._listeners: list[Callable[[], Callable[[], None] | None]] = []
+        # Bumped by every change to what is served (``_announce``): exports built from the served tools (the
+        # providers' cache) are current while it holds.
+        self.served_version = 0
         # Changes may come from several threads at once (sync tools run in worker threads). A change locks this
         # registry, then the ones including it as it cascades upward: includes form no cycle, so neither do
         # the locks.
@@ -361,6 +365,7 @@ class ToolRegistry:
         self._listeners.append(reference)
 
     def _announce(self) -> None:
+        self.served_version += 1
         # A 2026-07-28 client without a listen stream sees the change on its next tools/list (ttlMs says how
         # long a list stays fresh; the engine's default 0 means "ask again each time", true of a live list).
         alive = []

@@ -199,4 +199,78 @@ def values(node: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy
     return st.none()
 
 
-__all__ = ["POOL", "Place", "Replay", "agent_registry", "replay_server", "tools", "values"]
+# Raw JSON Schemas beside the derived ones: names Gemini renames, optional objects with fields left out, unions
+# of objects whose fields differ, nullable values, const and enum nodes without a type, nested arrays.
+_NAMES = st.sampled_from(["a", "b", "x-id", "$v", "2fa"])
+_LEAVES = st.sampled_from(
+    [
+        {"type": "string"},
+        {"type": "integer", "minimum": 0},
+        {"type": "boolean"},
+        {"type": "number"},
+        {"type": ["string", "null"]},
+        {"const": "k"},
+        {"enum": ["p", "q"]},
+        {"enum": [1, 2]},
+        {"type": "string", "minLength": 1, "description": "text"},
+        {"type": "array", "items": {"type": "integer"}, "maxItems": 2},
+    ]
+)
+
+
+def _object(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.builds(
+        lambda properties, required: {
+            "type": "object",
+            "properties": properties,
+            "required": [name for name in properties if name in required],
+        },
+        st.dictionaries(_NAMES, children, min_size=1, max_size=3),
+        st.sets(_NAMES),
+    )
+
+
+_NODES = st.recursive(
+    _LEAVES,
+    lambda children: st.one_of(
+        _object(children),
+        children.map(lambda node: {"type": "array", "items": node}),
+        st.lists(children, min_size=2, max_size=3).map(lambda nodes: {"anyOf": nodes}),
+        children.map(lambda node: {"anyOf": [node, {"type": "null"}]}),
+    ),
+    max_leaves=6,
+)
+raw_tools = _object(_NODES)
+
+# Keywords a profile may tell the model in words instead of in the schema (the original enforces them).
+WORDED = frozenset(
+    {
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+        "pattern", "format", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
+    }
+)  # fmt: skip
+
+
+def relaxed(node: Any, profile: str) -> Any:
+    """``node`` without the constraints ``profile`` may move into descriptions: what its schema promises."""
+    if isinstance(node, list):
+        return [relaxed(item, profile) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key in WORDED:
+            continue
+        if profile == "gemini" and key in ("enum", "const"):
+            values = value if key == "enum" else [value]
+            if not all(isinstance(v, str) or v is None for v in values):
+                continue  # Gemini's enum holds strings only
+        out[key] = (
+            relaxed(value, profile) if key != "properties" else {k: relaxed(v, profile) for k, v in value.items()}
+        )
+    return out
+
+
+__all__ = [
+    "POOL", "WORDED", "Place", "Replay", "agent_registry", "raw_tools", "relaxed", "replay_server", "tools", "values",
+]  # fmt: skip

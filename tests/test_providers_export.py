@@ -21,6 +21,7 @@ responses_types: Any = Imported("openai.types.responses")
 anthropic_types: Any = Imported("anthropic.types")
 gtypes: Any = Imported("google.genai.types")
 
+BAD_DAYS = "Invalid arguments: property 'days' must be integer"
 SCHEMAS = sorted((Path(__file__).parent / "stubgen_schemas").glob("*.json"))
 
 
@@ -85,7 +86,8 @@ def test_real_world_schemas_export_or_name_keyword_and_tool(path: Path, profile:
 
 
 def test_which_real_world_schemas_are_refused() -> None:
-    """The refusals are the inexpressible ones: recursion where refs are inlined, open maps under strict."""
+    """The refusals are the inexpressible ones: recursion where refs are inlined, open maps under strict and
+    under Gemini (no additionalProperties on its Developer API)."""
     refused = set()
     for path in SCHEMAS:
         document = json.loads(path.read_text())
@@ -94,7 +96,13 @@ def test_which_real_world_schemas_are_refused() -> None:
                 export_schema(document["inputSchema"], profile, tool=document["name"])
             except ToolDefinitionError as exc:
                 refused.add((path.stem, profile, str(exc).split("keyword ")[1].split(" ")[0]))
-    assert refused == {("draft07_family", "gemini", "'$ref'"), ("zod_search", "openai", "'additionalProperties'")}
+    assert refused == {
+        ("draft07_family", "gemini", "'$ref'"),
+        ("draft07_family", "anthropic-strict", "'$ref'"),
+        ("zod_search", "openai", "'additionalProperties'"),
+        ("zod_search", "anthropic-strict", "'additionalProperties'"),
+        ("zod_search", "gemini", "'additionalProperties'"),
+    }
 
 
 def test_openai_recursive_defs_are_kept() -> None:
@@ -214,12 +222,18 @@ def test_unknown_profile_and_non_object_root() -> None:
         ToolRegistry("r", profile="bard")  # type: ignore[arg-type]
 
 
-def test_anthropic_strict_maps_null_back_to_absent() -> None:
+def test_anthropic_strict_has_its_own_profile() -> None:
+    """Issue 19 F: Anthropic's strict subset keeps optional properties and has no numeric bounds."""
     registry = agent_registry()
-    block = {"type": "tool_use", "id": "t", "name": "weather", "input": {"location": "Oslo", "days": None}}
+    weather = p_anthropic.tools(registry, strict=True)[0]
+    schema = weather["input_schema"]
+    assert weather["strict"] is True and schema["required"] == ["location"]
+    assert "minimum" not in schema["properties"]["days"] and "minimum: 1" in schema["properties"]["days"]["description"]
+    block = {"type": "tool_use", "id": "t", "name": "weather", "input": {"location": "Oslo"}}
     assert p_anthropic.run(registry, [block], strict=True)[0]["content"] == "Oslo: sunny for 1 days"
-    # Without strict, null is a value the original schema refuses.
-    assert p_anthropic.run(registry, [block])[0]["content"] == "Invalid arguments: property 'days' must be integer"
+    # null is a value Anthropic strict never sends for an integer; the original schema refuses it.
+    block["input"] = {"location": "Oslo", "days": None}
+    assert p_anthropic.run(registry, [block], strict=True)[0]["content"] == BAD_DAYS
 
 
 def test_json_text_that_is_not_json_or_not_an_object() -> None:

@@ -153,6 +153,7 @@ class Engine:
         repairs: frozenset[str] | None = None,
     ) -> Response | None:
         """Answer one message: its response, ``None`` for notifications and responses. Never raises.
+        ``principal`` is the verified caller (HTTP with authorization, or a provider's ``run(..., principal=)``);
         ``repairs`` replaces the registry's ``repair=`` for a tools/call (a provider's ``run(..., repair=...)``)."""
         try:
             kind = classify(message)
@@ -169,16 +170,19 @@ class Engine:
         except Exception:
             return internal_error(message)
 
-    def handle_sync(self, message: object, *, repairs: frozenset[str] | None = None) -> Response | None:
+    def handle_sync(
+        self, message: object, *, repairs: frozenset[str] | None = None, principal: Principal | None = None
+    ) -> Response | None:
         """``handle`` without a transport or an event loop, for ``registry.handle``: the pipeline's sync driver
-        runs a sync tool inline. No session: notifications and responses change nothing. Never raises."""
+        runs a sync tool inline. No session: notifications and responses change nothing. Never raises.
+        ``repairs`` and ``principal``: see ``handle`` (a provider's ``run`` passes both)."""
         try:
             kind = classify(message)
             if kind != "request":
                 return self._invalid(message, None) if kind == "invalid" else None
             # Only initialize writes to a session here: every other request shares one that stays empty.
             session = _SESSIONLESS if message["method"] != "initialize" else Session(peer="local")  # type: ignore[index]
-            routed = self.route(message, session, _LENIENT, None, repairs)  # type: ignore[arg-type]
+            routed = self.route(message, session, _LENIENT, principal, repairs)  # type: ignore[arg-type]
             if type(routed) is not Call or self.registry.request_layers or routed.method == LISTEN_METHOD:
                 if type(routed) is not Call and not self.registry.request_layers:
                     return routed

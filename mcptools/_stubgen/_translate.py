@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, final
 from urllib.parse import unquote
 
-from mcptools._json import is_json_type
+from mcptools._json import is_json_type, resolve_pointer
 from mcptools._stubgen._text import NameAllocator, pascal_case
 from mcptools._stubgen._types import Lit, Name, PyType, Sub, UnionOf, any_type, render, union
 
@@ -151,24 +151,6 @@ class _Document:
     same_content: dict[str, PyType] = field(default_factory=dict)
 
 
-def _resolve_pointer(root: object, pointer: str) -> object | None:
-    """The value at a JSON pointer (``/$defs/Point``), or None when it does not exist."""
-    if pointer == "":
-        return root
-    if not pointer.startswith("/"):
-        return None
-    node = root
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
-
-
 def _local_refs(schema: object) -> Iterator[str]:
     """The pointers of every local ``$ref`` anywhere inside ``schema``."""
     stack = [schema]
@@ -191,7 +173,7 @@ def _closure_fingerprint(root: object, pointer: str) -> str:
         current = pending.pop()
         if current in reached:
             continue
-        target = _resolve_pointer(root, current)
+        target = resolve_pointer(root, current)
         reached[current] = target
         pending.extend(_local_refs(target))
     return json.dumps(reached, sort_keys=True, default=repr)
@@ -379,7 +361,7 @@ class SchemaTranslator:
         pointer = unquote(ref[1:])
         if pointer in document.named:
             return document.named[pointer], []
-        target = _resolve_pointer(document.root, pointer)
+        target = resolve_pointer(document.root, pointer)
         if target is None:
             return any_type, [f"$ref: {json_text(ref)} (not found)"]
         if id(target) in document.classes:
@@ -464,7 +446,7 @@ class SchemaTranslator:
         for member in members if id(schema) not in self._merging else ():
             target = member
             if isinstance(member, Mapping) and isinstance(member.get("$ref"), str):
-                target = _resolve_pointer(document.root, unquote(str(member["$ref"])[1:]))
+                target = resolve_pointer(document.root, unquote(str(member["$ref"])[1:]))
             if not isinstance(target, Mapping) or _inferred_types(target) not in ([], ["object"]):
                 break
             resolved.append(target)

@@ -24,8 +24,9 @@ from .._validation.messages import invalid_arguments
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
+    from ..auth import Principal
 
-__all__ = ["Call", "Toolset", "acall_all", "call_all", "plain", "toolset"]
+__all__ = ["Call", "Entry", "Profiles", "Toolset", "acall_all", "call_all", "plain", "toolset"]
 
 logger = logging.getLogger("mcptools")
 
@@ -73,39 +74,131 @@ class NameRule:
 
 
 @final
+@dataclass(slots=True, frozen=True)
+class Profiles:
+    """How one provider option exports: its profile, the relaxed one a tool falls back to when the profile cannot
+    take it (``None``: the profile takes every schema), and the provider's name rule."""
+
+    provider: str
+    profile: str
+    relaxed: str | None
+    rule: NameRule
+    # What a tool under the relaxed profile is, in the provider's words (for the log).
+    relaxed_as: str = "non-strict"
+    # A limit over the whole request (Anthropic's strict budget): made fresh per export, it says why a tool that
+    # its profile takes does not fit after the ones before it, or ``None`` when it fits (and counts it).
+    budget: Callable[[], Callable[[dict[str, Any]], str | None]] | None = None
+
+
+@final
+@dataclass(slots=True, frozen=True)
+class Entry:
+    """One served tool as a provider sees it: its served name, its name for the provider, its description,
+    its exported schema, and why it is not under the provider's profile (``None``: it is)."""
+
+    served: str
+    name: str
+    description: str | None
+    exported: Exported
+    relaxed: str | None
+
+
+@final
 class Toolset:
-    """A registry's tools exported under one profile: schemas, and names both ways."""
+    """The tools a registry serves now, exported under one provider option, for one caller: the enabled tools
+    (included ones under their served names, as ``tools/list`` shows them) the caller's scopes let it see.
 
-    __slots__ = ("count", "exported", "to_original", "to_provider")
+    A tool the profile cannot take is exported under the relaxed profile (``fallback``), or left out; either
+    way its reason is kept in ``relaxed``/``refused`` and the rest of the registry exports."""
 
-    def __init__(self, registry: ToolRegistry, profile: str, rule: NameRule) -> None:
-        self.count = len(registry)
-        self.exported: dict[str, Exported] = {}
-        self.to_provider: dict[str, str] = {}
-        self.to_original: dict[str, str] = {}
-        for entry in registry:
-            mapped = rule.map(entry.name)
-            other = self.to_original.get(mapped)
-            if other is not None:
-                raise ToolDefinitionError(
-                    f"tools {other!r} and {entry.name!r} both become {mapped!r} under the {profile} name rule; "
-                    f"rename one of them (registry.tool(name='...'))"
-                )
-            self.to_provider[entry.name] = mapped
-            self.to_original[mapped] = entry.name
-            self.exported[entry.name] = export_schema(entry.input_schema, profile, tool=entry.name)
+    __slots__ = ("by_name", "entries", "refused", "version")
+
+    def __init__(
+        self, registry: ToolRegistry, profiles: Profiles, scopes: frozenset[str] | None, *, fallback: bool
+    ) -> None:
+        self.version = registry.served_version
+        self.entries: list[Entry] = []
+        self.by_name: dict[str, Entry] = {}
+        self.refused: dict[str, str] = {}
+        admit = profiles.budget() if profiles.budget is not None else None
+        for listed in registry.list_tools():
+            served = listed["name"]
+            tool = registry.get(served)
+            if tool is None or (scopes is not None and not scopes.issuperset(tool.scopes)):
+                continue
+            exported, reason = _export(tool.input_schema, profiles, served)
+            if exported is not None and admit is not None:
+                reason = admit(exported.schema)
+                exported = None if reason is not None else exported
+            if exported is None:
+                if not fallback or profiles.relaxed is None:
+                    self.refused[served] = reason or ""
+                    continue
+                exported = export_schema(tool.input_schema, profiles.relaxed, tool=served)
+            self._add(Entry(served, profiles.rule.map(served), listed.get("description"), exported, reason), profiles)
+
+    def _add(self, entry: Entry, profiles: Profiles) -> None:
+        other = self.by_name.get(entry.name)
+        if other is not None:
+            raise ToolDefinitionError(
+                f"tools {other.served!r} and {entry.served!r} both become {entry.name!r} under the "
+                f"{profiles.provider} name rule; rename one of them (registry.tool(name='...'))"
+            )
+        self.by_name[entry.name] = entry
+        self.entries.append(entry)
+
+    def relaxed(self) -> dict[str, str]:
+        """Every served tool not under the provider's profile, with the reason (exported relaxed or refused)."""
+        found = {entry.served: entry.relaxed for entry in self.entries if entry.relaxed is not None}
+        return {**found, **self.refused}
 
 
-_CACHE: Final[weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Toolset]]] = weakref.WeakKeyDictionary()
+def _export(schema: Mapping[str, Any], profiles: Profiles, served: str) -> tuple[Exported | None, str | None]:
+    try:
+        return export_schema(schema, profiles.profile, tool=served), None
+    except ToolDefinitionError as exc:
+        return None, str(exc)
 
 
-def toolset(registry: ToolRegistry, profile: str, rule: NameRule, key: str) -> Toolset:
-    # Tools are only ever added to a registry, so the count tells a stale export from a current one.
+_CACHE: Final[weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Toolset]]] = weakref.WeakKeyDictionary()
+# Distinct callers' scope sets kept per registry; past it the oldest export is dropped (they are rebuilt cheaply).
+_CACHED_CALLERS: Final = 64
+# (registry, provider, profile, tool, reason) already logged: a reason is reported once, not on every export.
+_LOGGED: Final[weakref.WeakKeyDictionary[Any, set[tuple[str, ...]]]] = weakref.WeakKeyDictionary()
+
+
+def caller_scopes(principal: Principal | None) -> frozenset[str] | None:
+    """The scopes exports are cut to: the given principal's (as ``tools/list`` shows that caller the tools);
+    without one, ``None``: every served tool."""
+    return principal.scopes if principal is not None else None
+
+
+def toolset(
+    registry: ToolRegistry, profiles: Profiles, *, fallback: bool = True, principal: Principal | None = None
+) -> Toolset:
+    """The export for what ``registry`` serves now: cached until ``served_version`` moves (every add, remove,
+    enable, disable and include, here or in an included registry, bumps it)."""
+    scopes = caller_scopes(principal)
     per_registry = _CACHE.setdefault(registry, {})
-    found = per_registry.get((profile, key))
-    if found is None or found.count != len(registry):
-        found = per_registry[(profile, key)] = Toolset(registry, profile, rule)
+    key = (profiles, fallback, scopes)
+    found = per_registry.get(key)
+    if found is None or found.version != registry.served_version:
+        found = Toolset(registry, profiles, scopes, fallback=fallback)
+        if len(per_registry) >= _CACHED_CALLERS and key not in per_registry:
+            del per_registry[next(iter(per_registry))]
+        per_registry[key] = found
+        _report(registry, profiles, found)
     return found
+
+
+def _report(registry: ToolRegistry, profiles: Profiles, found: Toolset) -> None:
+    logged = _LOGGED.setdefault(registry, set())
+    for served, reason in found.relaxed().items():
+        action = "left out" if served in found.refused else f"exported {profiles.relaxed_as}"
+        mark = (profiles.provider, profiles.profile, served, reason, action)
+        if mark not in logged:
+            logged.add(mark)
+            logger.warning("%s export: tool %r %s: %s", profiles.provider, served, action, reason)
 
 
 # -- one call --------------------------------------------------------------------------------------------
@@ -135,10 +228,10 @@ def _outcome(response: dict[str, Any] | None) -> Outcome:
 
 
 def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome:
-    """``(name, arguments)`` for the pipeline, or an ``Outcome`` when the call cannot reach it."""
-    original = tools.to_original.get(call.name) if isinstance(call.name, str) else None
-    if original is None:
-        known = ", ".join(tools.to_provider.values())
+    """``(served name, arguments)`` for the pipeline, or an ``Outcome`` when the call cannot reach it."""
+    entry = tools.by_name.get(call.name) if isinstance(call.name, str) else None
+    if entry is None:
+        known = ", ".join(tools.by_name)
         return f"Unknown tool: {call.name}; the tools are: {known}", True
     arguments = call.arguments
     if isinstance(arguments, (str, bytes)):
@@ -155,43 +248,44 @@ def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome
     arguments = plain(arguments)
     if not isinstance(arguments, dict):
         return invalid_arguments(["arguments must be an object"]), True
-    return original, tools.exported[original].from_provider(arguments)
-
-
-def _call(registry: ToolRegistry, name: str, arguments: dict[str, Any], fixes: frozenset[str] | None) -> Outcome:
-    """The one way a provider call reaches the tool: the registry's own ``tools/call`` pipeline, which validates
-    once and, for arguments that fail, makes the repairs ``run(..., repair=...)`` chose (``fixes``, riding on the
-    call; ``None``: the registry's own ``repair=``)."""
-    return _outcome(registry.engine.handle_sync(_request(name, arguments), repairs=fixes))
-
-
-async def _acall(registry: ToolRegistry, name: str, arguments: dict[str, Any], fixes: frozenset[str] | None) -> Outcome:
-    return _outcome(await registry.engine.handle(_request(name, arguments), Session(peer="local"), repairs=fixes))
+    return entry.served, entry.exported.from_provider(arguments)
 
 
 def _fixes(repair_option: object) -> frozenset[str] | None:
     return None if repair_option is None else repairs_option(repair_option, where="run(..., repair=...)")
 
 
-def call_all(registry: ToolRegistry, tools: Toolset, calls: Iterable[Call], repair_option: object) -> list[Outcome]:
+def call_all(
+    registry: ToolRegistry, tools: Toolset, calls: Iterable[Call], repair_option: object, principal: Principal | None
+) -> list[Outcome]:
+    """Each call through the registry's own ``tools/call`` pipeline (the one way a provider call reaches a tool:
+    validated once; for arguments that fail, the repairs ``run(..., repair=...)`` chose), with ``principal`` as
+    the caller (the pipeline's scope check, ``Context.principal``); both ride on the call."""
     fixes = _fixes(repair_option)
+    engine = registry.engine
     outcomes: list[Outcome] = []
     for call in calls:
         prepared = _prepare(tools, call)
-        outcomes.append(_call(registry, *prepared, fixes) if isinstance(prepared[1], dict) else prepared)
+        if isinstance(prepared[1], dict):
+            prepared = _outcome(engine.handle_sync(_request(*prepared), repairs=fixes, principal=principal))
+        outcomes.append(prepared)
     return outcomes
 
 
 async def acall_all(
-    registry: ToolRegistry, tools: Toolset, calls: Iterable[Call], repair_option: object
+    registry: ToolRegistry, tools: Toolset, calls: Iterable[Call], repair_option: object, principal: Principal | None
 ) -> list[Outcome]:
     import asyncio
 
     fixes = _fixes(repair_option)
+    engine = registry.engine
 
     async def one(call: Call) -> Outcome:
         prepared = _prepare(tools, call)
-        return await _acall(registry, *prepared, fixes) if isinstance(prepared[1], dict) else prepared
+        if not isinstance(prepared[1], dict):
+            return prepared
+        request = _request(*prepared)
+        return _outcome(await engine.handle(request, Session(peer="local"), principal=principal, repairs=fixes))
 
     # Calls of one batch run concurrently; gather keeps their order.
     return list(await asyncio.gather(*(one(call) for call in calls)))

@@ -1,42 +1,75 @@
 """Gemini function calling: function declarations, and ``function_call`` parts answered.
 
-``tools(registry)`` returns ``function_declarations`` under the Gemini profile (the OpenAPI-flavoured schema
-subset of ``FunctionDeclaration.parameters``); ``tools(registry, json_schema=True)`` sends the schemas as they
-are in ``parameters_json_schema`` instead. Names are mapped to Gemini's rule (a letter or ``_`` first, then
-``[A-Za-z0-9_.:-]``, 64 at most) and back. ``run`` takes a ``GenerateContentResponse``, a ``Content``, its
-``parts`` or ``function_call``\\ s (objects or dicts) and returns one ``function_response`` part per call, in order;
-send them back as ``{"role": "user", "parts": results}``.
+``tools(registry)`` returns ``function_declarations`` for the tools the registry serves now, under the Gemini
+profile (the OpenAPI-flavoured ``Schema`` subset of ``FunctionDeclaration.parameters``), tool by tool: a schema
+that subset cannot express (an open map, a recursive ref, ...) is sent as it is in ``parameters_json_schema``
+with its reason logged once (``relaxed(registry)`` lists them; ``fallback=False`` leaves such tools out);
+``tools(registry, json_schema=True)`` sends every schema that way. A tool without parameters has no
+``parameters``. Names are mapped to Gemini's rule (a letter or ``_`` first, then ``[A-Za-z0-9_.:-]``, 64 at
+most) and back. ``run`` takes a ``GenerateContentResponse``, a ``Content``, its ``parts`` or
+``function_call``\\ s (objects or dicts) and returns one ``function_response`` part per call, in order; send them
+back as ``{"role": "user", "parts": results}``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, calls_container, items_of, plain, toolset
+from ._common import (
+    Call,
+    NameRule,
+    Outcome,
+    Profiles,
+    Toolset,
+    acall_all,
+    call_all,
+    calls_container,
+    items_of,
+    plain,
+    toolset,
+)
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
+    from ..auth import Principal
 
-__all__ = ["arun", "run", "tools"]
+__all__ = ["arun", "relaxed", "run", "tools"]
 
 _NAMES: Final = NameRule("A-Za-z0-9_.:-", 64, first="A-Za-z_")
+_PROFILE: Final = Profiles("gemini", "gemini", "anthropic", _NAMES, relaxed_as="as parameters_json_schema")
+_AS_IS: Final = Profiles("gemini", "anthropic", None, _NAMES)
 
 
-def _toolset(registry: ToolRegistry, json_schema: bool) -> Toolset:
-    return toolset(registry, "anthropic" if json_schema else "gemini", _NAMES, "gemini")
+def _toolset(registry: ToolRegistry, json_schema: bool, fallback: bool, principal: Principal | None) -> Toolset:
+    return toolset(registry, _AS_IS if json_schema else _PROFILE, fallback=fallback, principal=principal)
 
 
-def tools(registry: ToolRegistry, *, json_schema: bool = False) -> list[dict[str, Any]]:
-    """The ``function_declarations`` of one ``types.Tool`` (``{"function_declarations": tools(registry)}``)."""
-    found = _toolset(registry, json_schema)
+def tools(
+    registry: ToolRegistry, *, json_schema: bool = False, fallback: bool = True, principal: Principal | None = None
+) -> list[dict[str, Any]]:
+    """The ``function_declarations`` of one ``types.Tool`` (``{"function_declarations": tools(registry)}``): the
+    tools ``registry`` serves now, those ``principal``'s scopes allow when one is given."""
     out: list[dict[str, Any]] = []
-    for entry in registry:
-        declaration: dict[str, Any] = {"name": found.to_provider[entry.name]}
+    for entry in _toolset(registry, json_schema, fallback, principal).entries:
+        declaration: dict[str, Any] = {"name": entry.name}
         if entry.description:
             declaration["description"] = entry.description
-        declaration["parameters_json_schema" if json_schema else "parameters"] = found.exported[entry.name].schema
+        schema = entry.exported.schema
+        if json_schema or entry.relaxed is not None:
+            declaration["parameters_json_schema"] = schema
+        elif schema.get("properties") or schema.get("anyOf"):
+            # Gemini's reference: "for function with no parameters, this can be left unset".
+            declaration["parameters"] = schema
         out.append(declaration)
     return out
+
+
+def relaxed(
+    registry: ToolRegistry, *, json_schema: bool = False, fallback: bool = True, principal: Principal | None = None
+) -> dict[str, str]:
+    """The served tools ``tools(...)`` with the same options sends as ``parameters_json_schema`` (or leaves out),
+    each with the reason the Gemini profile could not take it."""
+    return _toolset(registry, json_schema, fallback, principal).relaxed()
 
 
 def _calls(calls: Any) -> list[Call]:
@@ -69,18 +102,34 @@ def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
 
 
 def run(
-    registry: ToolRegistry, calls: Any, *, json_schema: bool = False, repair: object = None
+    registry: ToolRegistry,
+    calls: Any,
+    *,
+    json_schema: bool = False,
+    fallback: bool = True,
+    principal: Principal | None = None,
+    repair: object = None,
 ) -> list[dict[str, Any]]:
-    """Answer the ``function_call`` parts of one model turn: one ``function_response`` part per call, in order."""
+    """Answer the ``function_call`` parts of one model turn: one ``function_response`` part per call, in order.
+
+    ``json_schema``, ``fallback`` and ``principal`` must match the ``tools`` export (``principal`` is also the
+    calls' ``Context.principal``)."""
     found = _calls(calls)
-    outcomes = call_all(registry, _toolset(registry, json_schema), found, repair)
+    outcomes = call_all(registry, _toolset(registry, json_schema, fallback, principal), found, repair, principal)
     return [_shape(c, o) for c, o in zip(found, outcomes, strict=True)]
 
 
 async def arun(
-    registry: ToolRegistry, calls: Any, *, json_schema: bool = False, repair: object = None
+    registry: ToolRegistry,
+    calls: Any,
+    *,
+    json_schema: bool = False,
+    fallback: bool = True,
+    principal: Principal | None = None,
+    repair: object = None,
 ) -> list[dict[str, Any]]:
     """``run`` for async code: the calls run concurrently (async tools awaited), results keep their order."""
     found = _calls(calls)
-    outcomes = await acall_all(registry, _toolset(registry, json_schema), found, repair)
+    toolset_ = _toolset(registry, json_schema, fallback, principal)
+    outcomes = await acall_all(registry, toolset_, found, repair, principal)
     return [_shape(c, o) for c, o in zip(found, outcomes, strict=True)]

@@ -1,7 +1,9 @@
 """OpenAI function calling (Chat Completions and Responses): tool definitions, and tool calls answered.
 
-``tools(registry)`` exports under the strict profile (``strict: true``: every property required, optional ones
-nullable, closed objects); ``strict=False`` sends the schemas as they are. Names outside ``[A-Za-z0-9_-]{1,64}``
+``tools(registry)`` exports what the registry serves now under the strict profile (``strict: true``: every
+property required, optional ones nullable, closed objects), tool by tool: a schema strict mode cannot take is
+sent as it is with ``strict: false`` and its reason logged once (``relaxed(registry)`` lists them);
+``strict=False`` sends every schema as it is. Names outside ``[A-Za-z0-9_-]{1,64}``
 are mapped (``.`` to ``_``) and mapped back by ``run``. ``run`` takes a ``ChatCompletion``, its message, its
 ``tool_calls``, a Responses ``Response`` or its ``output`` (objects or dicts) and returns, per call, a
 ``{"role": "tool", ...}`` message (Chat Completions) or a ``function_call_output`` item (Responses).
@@ -12,36 +14,66 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from .._errors import UsageError
-from ._common import Call, NameRule, Outcome, Toolset, acall_all, call_all, calls_container, items_of, plain, toolset
+from ._common import (
+    Call,
+    NameRule,
+    Outcome,
+    Profiles,
+    Toolset,
+    acall_all,
+    call_all,
+    calls_container,
+    items_of,
+    plain,
+    toolset,
+)
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
+    from ..auth import Principal
 
-__all__ = ["arun", "run", "tools"]
+__all__ = ["arun", "relaxed", "run", "tools"]
 
 _NAMES: Final = NameRule("A-Za-z0-9_-", 64)
+_STRICT: Final = Profiles("openai", "openai", "anthropic", _NAMES)
+_AS_IS: Final = Profiles("openai", "anthropic", None, _NAMES)
 
 
-def _toolset(registry: ToolRegistry, strict: bool) -> Toolset:
-    return toolset(registry, "openai" if strict else "anthropic", _NAMES, "openai")
+def _toolset(registry: ToolRegistry, strict: bool, fallback: bool, principal: Principal | None) -> Toolset:
+    return toolset(registry, _STRICT if strict else _AS_IS, fallback=fallback, principal=principal)
 
 
 def tools(
-    registry: ToolRegistry, *, api: Literal["chat", "responses"] = "chat", strict: bool = True
+    registry: ToolRegistry,
+    *,
+    api: Literal["chat", "responses"] = "chat",
+    strict: bool = True,
+    fallback: bool = True,
+    principal: Principal | None = None,
 ) -> list[dict[str, Any]]:
-    """The ``tools`` parameter for ``chat.completions.create`` (``api="chat"``) or ``responses.create``."""
+    """The ``tools`` parameter for ``chat.completions.create`` (``api="chat"``) or ``responses.create``: the
+    tools ``registry`` serves now, those ``principal``'s scopes allow when one is given.
+
+    With ``strict``, a tool whose schema strict mode cannot take is sent with ``strict: false`` (its reason
+    logged once and in ``relaxed()``), or left out with ``fallback=False``."""
     if api not in ("chat", "responses"):
         raise UsageError(f"tools(..., api={api!r}): api is 'chat' or 'responses'")
-    found = _toolset(registry, strict)
     out: list[dict[str, Any]] = []
-    for entry in registry:
-        function: dict[str, Any] = {"name": found.to_provider[entry.name]}
+    for entry in _toolset(registry, strict, fallback, principal).entries:
+        function: dict[str, Any] = {"name": entry.name}
         if entry.description:
             function["description"] = entry.description
-        function["parameters"] = found.exported[entry.name].schema
-        function["strict"] = strict
+        function["parameters"] = entry.exported.schema
+        function["strict"] = strict and entry.relaxed is None
         out.append({"type": "function", "function": function} if api == "chat" else {"type": "function", **function})
     return out
+
+
+def relaxed(
+    registry: ToolRegistry, *, strict: bool = True, fallback: bool = True, principal: Principal | None = None
+) -> dict[str, str]:
+    """The served tools ``tools(...)`` with the same options does not send strict, each with the reason."""
+    return _toolset(registry, strict, fallback, principal).relaxed()
 
 
 def _calls(calls: Any) -> list[tuple[Call, bool]]:
@@ -79,21 +111,39 @@ def _shape(call: Call, responses: bool, outcome: Outcome) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call.id, "content": outcome[0]}
 
 
-def run(registry: ToolRegistry, calls: Any, *, strict: bool = True, repair: object = None) -> list[dict[str, Any]]:
+def run(
+    registry: ToolRegistry,
+    calls: Any,
+    *,
+    strict: bool = True,
+    fallback: bool = True,
+    principal: Principal | None = None,
+    repair: object = None,
+) -> list[dict[str, Any]]:
     """Answer the tool calls of one model turn; one message (or Responses item) per call, in order.
 
-    ``strict`` must match the ``tools`` export (so nulls standing for absent properties map back);
-    ``repair`` is the registry's ``repair=`` option for these calls (``None``: the registry's own).
+    ``strict``, ``fallback`` and ``principal`` must match the ``tools`` export (so nulls standing for absent
+    properties map back, and a tool the caller may not see is unknown to it; ``principal`` is also the calls'
+    ``Context.principal``); ``repair`` is the registry's ``repair=`` option for these calls (``None``: the
+    registry's own).
     """
     found = _calls(calls)
-    outcomes = call_all(registry, _toolset(registry, strict), [c for c, _ in found], repair)
+    toolset_ = _toolset(registry, strict, fallback, principal)
+    outcomes = call_all(registry, toolset_, [c for c, _ in found], repair, principal)
     return [_shape(call, responses, outcome) for (call, responses), outcome in zip(found, outcomes, strict=True)]
 
 
 async def arun(
-    registry: ToolRegistry, calls: Any, *, strict: bool = True, repair: object = None
+    registry: ToolRegistry,
+    calls: Any,
+    *,
+    strict: bool = True,
+    fallback: bool = True,
+    principal: Principal | None = None,
+    repair: object = None,
 ) -> list[dict[str, Any]]:
     """``run`` for async code: the calls run concurrently (async tools awaited), results keep their order."""
     found = _calls(calls)
-    outcomes = await acall_all(registry, _toolset(registry, strict), [c for c, _ in found], repair)
+    toolset_ = _toolset(registry, strict, fallback, principal)
+    outcomes = await acall_all(registry, toolset_, [c for c, _ in found], repair, principal)
     return [_shape(call, responses, outcome) for (call, responses), outcome in zip(found, outcomes, strict=True)]

@@ -1,0 +1,193 @@
+"""The way back from a profile: a tree of shapes, built beside the exported schema, that maps values both ways.
+
+A shape describes only what differs between the two value spaces: property names (Gemini's rename), a null that
+stands for an absent property (OpenAI strict, where every property must be sent), and, under an ``anyOf``, which
+branch a value belongs to. ``None`` is the identity, so a schema the profile changes nowhere costs nothing.
+
+The branch of a value is told by the schemas themselves: going back, the first branch whose exported schema
+accepts the provider's value and whose original accepts the mapped value; going out, the first branch whose
+original accepts the value and whose mapped form the exported schema accepts and maps back to the value (a
+value no branch sends exactly has no provider form). The branch checkers are compiled
+on first use, only for unions whose branches map differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeAlias, final
+
+from .._json import json_equal
+
+__all__ = [
+    "NOT_SENDABLE",
+    "ArrayShape",
+    "Branch",
+    "ObjectShape",
+    "Property",
+    "RefShape",
+    "Shape",
+    "UnionShape",
+    "back",
+    "out",
+]
+
+
+@final
+class _NotSendable:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_SENDABLE"
+
+
+NOT_SENDABLE: Final = _NotSendable()
+"""``to_provider``'s answer for a value that has no exact form under the profile (OpenAI strict: an optional
+property that takes null, left out; the model must send it, and null is a value there)."""
+
+
+@final
+@dataclass(slots=True, eq=False)
+class Property:
+    original: str
+    provider: str
+    shape: Shape
+    # The provider's null stands for "absent" (an optional property whose schema refuses null, made nullable).
+    null_is_absent: bool = False
+    # The provider's schema requires it although the original does not (OpenAI strict: every property).
+    must_send: bool = False
+
+
+@final
+@dataclass(slots=True, eq=False)
+class ObjectShape:
+    properties: list[Property]
+    by_provider: dict[str, Property] = field(init=False)
+    by_original: dict[str, Property] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.by_provider = {p.provider: p for p in self.properties}
+        self.by_original = {p.original: p for p in self.properties}
+
+
+@final
+@dataclass(slots=True, eq=False)
+class ArrayShape:
+    items: Shape
+
+
+@final
+@dataclass(slots=True, eq=False)
+class Branch:
+    """One ``anyOf`` branch: its original schema and its exported one (as JSON Schema), each made a complete
+    document by ``document`` (the root's definitions beside it), and the shape between them."""
+
+    original: Mapping[str, Any]
+    exported: Callable[[], Mapping[str, Any]]
+    shape: Shape
+    _checks: tuple[Callable[[Any], bool], Callable[[Any], bool]] | None = None
+
+    def checks(self) -> tuple[Callable[[Any], bool], Callable[[Any], bool]]:
+        """(does the original accept it, does the exported schema accept it), compiled on first use."""
+        if self._checks is None:
+            self._checks = (_checker(self.original), _checker(self.exported()))
+        return self._checks
+
+
+@final
+@dataclass(slots=True, eq=False)
+class UnionShape:
+    branches: list[Branch]
+
+
+@final
+@dataclass(slots=True, eq=False)
+class RefShape:
+    """A named definition kept as a ``$ref`` (OpenAI's ``$defs``, which may recurse): its shape is looked up."""
+
+    name: str
+    table: dict[str, Shape]
+
+
+Shape: TypeAlias = "ObjectShape | ArrayShape | UnionShape | RefShape | None"
+
+
+def _checker(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+    from .._errors import SchemaError
+    from .._validation import compile_schema
+
+    try:
+        return compile_schema(dict(schema)).is_valid
+    except SchemaError:  # a branch with a ref outside the definitions: the other side decides alone
+        return lambda value: True
+
+
+def back(shape: Shape, value: Any, depth: int = 0) -> Any:
+    """The original value for a provider's ``value``."""
+    if shape is None or depth > 200:
+        return value
+    if isinstance(shape, RefShape):
+        return back(shape.table.get(shape.name), value, depth + 1)
+    if isinstance(shape, UnionShape):
+        fallback: Any = value
+        found = False
+        for branch in shape.branches:
+            original_ok, exported_ok = branch.checks()
+            if exported_ok(value):
+                mapped = back(branch.shape, value, depth + 1)
+                if original_ok(mapped):
+                    return mapped
+                if not found:
+                    fallback, found = mapped, True
+        return fallback
+    if isinstance(shape, ArrayShape):
+        return [back(shape.items, item, depth + 1) for item in value] if isinstance(value, list) else value
+    if not isinstance(value, dict):
+        return value
+    result: dict[str, Any] = {}
+    for key, item in value.items():
+        prop = shape.by_provider.get(key)
+        if prop is None:
+            result.setdefault(key, item)  # unknown to the profile: the original schema judges it
+        elif not (item is None and prop.null_is_absent):
+            result[prop.original] = back(prop.shape, item, depth + 1)
+    return result
+
+
+def out(shape: Shape, value: Any, depth: int = 0) -> Any:
+    """The provider's form of an original ``value``, or ``NOT_SENDABLE`` when it has no exact one."""
+    if shape is None or depth > 200:
+        return value
+    if isinstance(shape, RefShape):
+        return out(shape.table.get(shape.name), value, depth + 1)
+    if isinstance(shape, UnionShape):
+        matched = False
+        for branch in shape.branches:
+            original_ok, exported_ok = branch.checks()
+            if original_ok(value):
+                matched = True
+                mapped = out(branch.shape, value, depth + 1)
+                # Branches may overlap on the provider's side: a form counts only if it comes back as the value.
+                if mapped is not NOT_SENDABLE and exported_ok(mapped) and json_equal(back(shape, mapped, depth), value):
+                    return mapped
+        return NOT_SENDABLE if matched else value
+    if isinstance(shape, ArrayShape):
+        if not isinstance(value, list):
+            return value
+        items = [out(shape.items, item, depth + 1) for item in value]
+        return NOT_SENDABLE if any(item is NOT_SENDABLE for item in items) else items
+    if not isinstance(value, dict):
+        return value
+    result: dict[str, Any] = {}
+    for key, item in value.items():
+        prop = shape.by_original.get(key)
+        mapped = out(prop.shape, item, depth + 1) if prop is not None else item
+        if mapped is NOT_SENDABLE:
+            return NOT_SENDABLE
+        result[prop.provider if prop is not None else key] = mapped
+    for prop in shape.properties:
+        if prop.must_send and prop.original not in value:
+            if not prop.null_is_absent:
+                return NOT_SENDABLE
+            result[prop.provider] = None
+    return result
