@@ -24,6 +24,7 @@ from mcptools._errors import MCPToolsError
 from mcptools._errors import ProtocolError
 from mcptools._errors import SchemaError
 from mcptools._errors import ToolDefinitionError
+from mcptools._errors import ToolDefinitionWarning
 from mcptools._errors import ToolError
 from mcptools._middleware import Middleware
 from mcptools._middleware import RequestInfo
@@ -64,6 +65,7 @@ __all__ = [
     "ToolAnnotations",
     "ToolCall",
     "ToolDefinitionError",
+    "ToolDefinitionWarning",
     "ToolError",
     "ToolRegistry",
     "URLElicitationRequired",

@@ -2,6 +2,7 @@
 
     MCPToolsError                   catch this to catch anything mcptools raises deliberately
     ├── ToolDefinitionError         (also a TypeError) a tool cannot be defined as written; raised at decoration
+    ├── ToolDefinitionWarning       (also a UserWarning) a tool works as written but likely not as meant; warned
     ├── SchemaError                 (also a ValueError) a JSON Schema is not valid; raised when it is compiled
     ├── ToolError                   raised BY a tool: its message goes to the model as an isError result
     │   └── ElicitationError        (``mcptools._elicit``) the user's answer to ``ctx.elicit`` does not fit the form
@@ -34,6 +35,7 @@ __all__ = [
     "ProtocolError",
     "SchemaError",
     "ToolDefinitionError",
+    "ToolDefinitionWarning",
     "ToolError",
     "URLElicitationRequired",
 ]
@@ -47,6 +49,15 @@ class ToolDefinitionError(MCPToolsError, TypeError):
     """A tool cannot be defined as written: raised at decoration or registration, never at call time.
 
     The message names the function, the parameter when there is one, and the fix.
+    """
+
+
+class ToolDefinitionWarning(MCPToolsError, UserWarning):
+    """A tool works as written but probably not as meant (a parameter with no annotation accepts any JSON value):
+    issued with ``warnings.warn`` at definition, pointing at the function, naming the parameter and the fix.
+
+    A warning, so a server ported from a peer still starts; ``-W error::mcptools.ToolDefinitionWarning`` (or
+    pytest's ``filterwarnings``) makes it an error where a suite wants every tool fully typed.
     """
 
 

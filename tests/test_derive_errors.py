@@ -99,17 +99,6 @@ def test_positional_only_is_refused() -> None:
     )
 
 
-def test_missing_annotation_is_refused() -> None:
-    def tool(a: int, b) -> None:  # type: ignore[no-untyped-def]
-        pass
-
-    assert error_of(tool) == (
-        f"{prefix(tool)}: parameter 'b' has no annotation; annotate it (for example b: str) so its type can "
-        f"be "
-        "published, or use typing.Any to accept any JSON value"
-    )
-
-
 def test_unresolvable_annotation_names_the_name() -> None:
     def tool(a: "Missing") -> None:  # type: ignore[name-defined]  # noqa: F821
         pass
