@@ -9,8 +9,12 @@ derives from ``MCPToolsError`` (the tree is drawn in ``mcptools._errors``).
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from mcptools._pipeline import call_tool
+from mcptools._content import Audio
 from mcptools._content import AudioContent
 from mcptools._content import EmbeddedResource
+from mcptools._content import File
+from mcptools._content import Icon
+from mcptools._content import Image
 from mcptools._content import ImageContent
 from mcptools._content import ResourceLink
 from mcptools._content import TextContent
@@ -42,6 +46,7 @@ from mcptools import auth  # the public submodule of bearer-token authorization 
 from mcptools import middleware  # the public submodule of shipped middleware (LogCalls, Timing, RateLimit, ...)
 
 __all__ = [
+    "Audio",
     "AudioContent",
     "ClientRequestError",
     "Context",
@@ -49,6 +54,9 @@ __all__ = [
     "ElicitationError",
     "Elicited",
     "EmbeddedResource",
+    "File",
+    "Icon",
+    "Image",
     "ImageContent",
     "InputRequest",
     "LifespanError",

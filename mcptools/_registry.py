@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, final, overload
 
 from typing_extensions import ParamSpec
 
@@ -558,3 +558,39 @@ class ToolRegistry:
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {self.name!r} with {len(self._every)} tools>"
+
+    def prompt(self, *args: object, **kwargs: object) -> NoReturn:
+        """``@registry.prompt`` / ``@mcp.prompt()``: refused at decoration, saying what to do instead."""
+        self._not_served("prompt", "@registry.prompt", args)
+
+    def resource(self, *args: object, **kwargs: object) -> NoReturn:
+        """``@registry.resource("uri")`` / ``@mcp.resource(...)``: refused at decoration, saying what to do instead."""
+        self._not_served("resource", "@registry.resource", args)
+
+    def add_prompt(self, *args: object, **kwargs: object) -> NoReturn:
+        """The peers' ``mcp.add_prompt(...)``: refused, as ``prompt`` is."""
+        self._not_served("prompt", "registry.add_prompt", args)
+
+    def add_resource(self, *args: object, **kwargs: object) -> NoReturn:
+        """The peers' ``mcp.add_resource(...)``: refused, as ``resource`` is."""
+        self._not_served("resource", "registry.add_resource", args)
+
+    def add_template(self, *args: object, **kwargs: object) -> NoReturn:
+        """fastmcp's ``mcp.add_template(...)`` (a resource template): refused, as ``resource`` is."""
+        self._not_served("resource", "registry.add_template", args)
+
+    def _not_served(self, kind: str, spelling: str, args: tuple[object, ...]) -> NoReturn:
+        # Raised when the decorator is made (before @mcp.prompt() sees the function): the user's line is shown.
+        subject = next((item for item in args if item is not None), None)
+        what = f"function {describe(subject)}: " if callable(subject) else ""
+        what = f"{kind} {subject!r}: " if isinstance(subject, str) else what
+        fix = (
+            "to give the model this text, make it a tool (@registry.tool, returning str)"
+            if kind == "prompt"
+            else "to give the model this data, make it a tool that reads it (@registry.tool)"
+        )
+        raise ToolDefinitionError(
+            f"ToolRegistry({self.name!r}): {what}{spelling}: mcptools serves tools only, so {kind}s cannot be "
+            f"registered here; {fix}, or serve {kind}s from another MCP server (the official SDK or fastmcp) "
+            "beside this one"
+        )
