@@ -9,8 +9,12 @@ derives from ``MCPToolsError`` (the tree is drawn in ``mcptools._errors``).
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from mcptools._contract import call_tool
+from mcptools._content import Audio
 from mcptools._content import AudioContent
 from mcptools._content import EmbeddedResource
+from mcptools._content import File
+from mcptools._content import Icon
+from mcptools._content import Image
 from mcptools._content import ImageContent
 from mcptools._content import ResourceLink
 from mcptools._content import TextContent
@@ -26,6 +30,7 @@ from mcptools._errors import MissingDependency
 from mcptools._errors import ProtocolError
 from mcptools._errors import SchemaError
 from mcptools._errors import ToolDefinitionError
+from mcptools._errors import ToolDefinitionWarning
 from mcptools._errors import ToolError
 from mcptools._errors import ToolNotFound
 from mcptools._middleware import Middleware
@@ -45,6 +50,7 @@ from mcptools import auth  # the public submodule of bearer-token authorization 
 from mcptools import middleware  # the public submodule of shipped middleware (LogCalls, Timing, RateLimit, ...)
 
 __all__ = [
+    "Audio",
     "AudioContent",
     "ClientRequestError",
     "Context",
@@ -52,6 +58,9 @@ __all__ = [
     "ElicitationError",
     "Elicited",
     "EmbeddedResource",
+    "File",
+    "Icon",
+    "Image",
     "ImageContent",
     "InputRequest",
     "LifespanError",
@@ -69,6 +78,7 @@ __all__ = [
     "ToolAnnotations",
     "ToolCall",
     "ToolDefinitionError",
+    "ToolDefinitionWarning",
     "ToolError",
     "ToolNotFound",
     "ToolRegistry",

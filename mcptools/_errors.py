@@ -2,6 +2,7 @@
 
     MCPToolsError                   catch this to catch anything mcptools raises deliberately
     ├── ToolDefinitionError         (also a TypeError) a tool cannot be defined as written; raised at decoration
+    ├── ToolDefinitionWarning       (also a UserWarning) a tool works as written but likely not as meant; warned
     ├── SchemaError                 (also a ValueError) a JSON Schema is not valid; raised when it is compiled
     ├── UsageError                  (also a ValueError and a TypeError) an option or argument mcptools cannot take
     ├── MissingDependency           (also an ImportError) a feature needs an extra that is not installed
@@ -47,6 +48,7 @@ __all__ = [
     "TargetError",
     "TaskStoreError",
     "ToolDefinitionError",
+    "ToolDefinitionWarning",
     "ToolError",
     "ToolNotFound",
     "URLElicitationRequired",
@@ -61,7 +63,29 @@ class MCPToolsError(Exception):
 class ToolDefinitionError(MCPToolsError, TypeError):
     """A tool cannot be defined as written: raised at decoration or registration, never at call time.
 
-    The message names the function, the parameter when there is one, and the fix.
+    The message names the function, the parameter when there is one, and the fix; a tool with several problems
+    gets one error listing each (``problems``), so one round of fixes is enough.
+    """
+
+    def __init__(self, message: str, problems: Sequence[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems: list[str] = list(problems) if problems is not None else [message]
+
+    @classmethod
+    def of(cls, label: str, problems: Sequence[str]) -> ToolDefinitionError:
+        """One problem as its own message; several as one error listing each."""
+        if len(problems) == 1:
+            return cls(problems[0])
+        listed = "\n".join(f"  - {problem}" for problem in problems)
+        return cls(f"{label} has {len(problems)} definition problems; fix each of them:\n{listed}", problems)
+
+
+class ToolDefinitionWarning(MCPToolsError, UserWarning):
+    """A tool works as written but probably not as meant (a parameter with no annotation accepts any JSON value):
+    issued with ``warnings.warn`` at definition, pointing at the function, naming the parameter and the fix.
+
+    A warning, so a server ported from a peer still starts; ``-W error::mcptools.ToolDefinitionWarning`` (or
+    pytest's ``filterwarnings``) makes it an error where a suite wants every tool fully typed.
     """
 
 

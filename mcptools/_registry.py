@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, final, overload
 
 from typing_extensions import ParamSpec, Unpack
 
@@ -176,15 +176,22 @@ class ToolRegistry:
         """Register ``fn``: the options given here win over those of its ``@tool`` mark, if any.
 
         ``tags`` label the tool for ``enable`` and ``disable``; they are never published."""
-        checked = ToolOptions.check(fn, options).over(marked_options(fn))
+        # Every problem of the options and of the function's signature and types, in one error.
+        problems: list[str] = []
+        checked = ToolOptions.check(fn, options, problems).over(marked_options(fn))
         name = checked.name if checked.name is not None else getattr(fn, "__name__", None)
         existing = self._every.get(name) if type(name) is str else None
         if existing is not None:
-            raise ToolDefinitionError(
+            problems.append(
                 f"function {describe(fn)}: a tool named {name!r} is already registered "
                 f"(function {describe(existing.fn)}); pass name='...' to give one of them another name"
             )
-        entry = Tool(fn, checked, suggest_names=self.suggest_names, profile=self.profile)
+        try:
+            entry = Tool(fn, checked, suggest_names=self.suggest_names, profile=self.profile)
+        except ToolDefinitionError as derived:
+            raise ToolDefinitionError.of(f"function {describe(fn)}", [*problems, *derived.problems]) from None
+        if problems:
+            raise ToolDefinitionError.of(f"function {describe(fn)}", problems)
         with self._lock:
             return self._insert(entry, fn)
 
@@ -443,3 +450,39 @@ class ToolRegistry:
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {self.name!r} with {len(self._every)} tools>"
+
+    def prompt(self, *args: object, **kwargs: object) -> NoReturn:
+        """``@registry.prompt`` / ``@mcp.prompt()``: refused at decoration, saying what to do instead."""
+        self._not_served("prompt", "@registry.prompt", args)
+
+    def resource(self, *args: object, **kwargs: object) -> NoReturn:
+        """``@registry.resource("uri")`` / ``@mcp.resource(...)``: refused at decoration, saying what to do instead."""
+        self._not_served("resource", "@registry.resource", args)
+
+    def add_prompt(self, *args: object, **kwargs: object) -> NoReturn:
+        """The peers' ``mcp.add_prompt(...)``: refused, as ``prompt`` is."""
+        self._not_served("prompt", "registry.add_prompt", args)
+
+    def add_resource(self, *args: object, **kwargs: object) -> NoReturn:
+        """The peers' ``mcp.add_resource(...)``: refused, as ``resource`` is."""
+        self._not_served("resource", "registry.add_resource", args)
+
+    def add_template(self, *args: object, **kwargs: object) -> NoReturn:
+        """fastmcp's ``mcp.add_template(...)`` (a resource template): refused, as ``resource`` is."""
+        self._not_served("resource", "registry.add_template", args)
+
+    def _not_served(self, kind: str, spelling: str, args: tuple[object, ...]) -> NoReturn:
+        # Raised when the decorator is made (before @mcp.prompt() sees the function): the user's line is shown.
+        subject = next((item for item in args if item is not None), None)
+        what = f"function {describe(subject)}: " if callable(subject) else ""
+        what = f"{kind} {subject!r}: " if isinstance(subject, str) else what
+        fix = (
+            "to give the model this text, make it a tool (@registry.tool, returning str)"
+            if kind == "prompt"
+            else "to give the model this data, make it a tool that reads it (@registry.tool)"
+        )
+        raise ToolDefinitionError(
+            f"ToolRegistry({self.name!r}): {what}{spelling}: mcptools serves tools only, so {kind}s cannot be "
+            f"registered here; {fix}, or serve {kind}s from another MCP server (the official SDK or fastmcp) "
+            "beside this one"
+        )

@@ -7,6 +7,7 @@ Like pluggy's markers, the module-level ``@tool`` only tags a function; a regist
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,6 +20,7 @@ from typing_extensions import ParamSpec, TypedDict, Unpack
 from ._errors import SchemaError, ToolDefinitionError
 from ._repair import could_repair
 from ._schema import derive_tool
+from ._schema.derive import kind_problems
 from ._validation import Validator, checker_for
 
 if TYPE_CHECKING:
@@ -105,29 +107,29 @@ class ToolOptions:
     given: frozenset[str] = frozenset()
 
     @classmethod
-    def check(cls, fn: Callable[..., Any], settings: ToolSettings) -> ToolOptions:
+    def check(cls, fn: Callable[..., Any], settings: ToolSettings, problems: list[str] | None = None) -> ToolOptions:
         """Every check that needs no type hints, so a mistake is raised at decoration, before names resolve; all
-        of the problems found in one ``ToolDefinitionError``."""
+        of the problems found in one ``ToolDefinitionError``, or added to ``problems`` when given (the registry
+        then adds the derivation's own and raises them together)."""
         where = f"function {describe(fn)}"
         if not callable(fn):
             raise ToolDefinitionError(f"@tool needs a function, got {fn!r}")
-        problems: list[str] = []
+        found: list[str] = []
         unknown = sorted(set(settings) - set(ToolSettings.__annotations__))
         if unknown:
             known = ", ".join(ToolSettings.__annotations__)
-            problems.append(f"{where}: unknown tool option {unknown[0]!r}; the options are {known}")
+            found.append(f"{where}: unknown tool option {unknown[0]!r}; the options are {known}")
         given = {key: value for key, value in settings.items() if value is not None}
         checked: dict[str, Any] = {}
         for field, check in _CHECKS.items():
             try:
                 checked[field] = check(where, fn, given.get(field))
             except ToolDefinitionError as problem:
-                problems.append(str(problem))
-        if len(problems) == 1:
-            raise ToolDefinitionError(problems[0])
-        if problems:
-            listed = "\n".join(f"  - {problem}" for problem in problems)
-            raise ToolDefinitionError(f"{where} has {len(problems)} definition problems; fix each of them:\n{listed}")
+                found.append(str(problem))
+        if found and problems is None:
+            raise ToolDefinitionError.of(where, found)
+        if problems is not None:
+            problems.extend(found)
         return cls(**checked, given=frozenset(given) & frozenset(ToolSettings.__annotations__))
 
     def over(self, base: ToolOptions) -> ToolOptions:
@@ -175,7 +177,6 @@ def _checked_schema(where: str, fn: Callable[..., Any], schema: object) -> Mappi
         raise ToolDefinitionError(
             f"{where}: input_schema must be a JSON Schema object (a dict), got {type(schema).__name__}"
         )
-    _check_signature_kinds(where, fn)  # here, so it runs once whichever options were given
     return schema
 
 
@@ -194,24 +195,6 @@ def _checked_annotations(where: str, fn: Callable[..., Any], annotations: object
                 f"{where}: tool annotation {key!r} must be {expected.__name__}, got {type(value).__name__}"
             )
     return dict(annotations)
-
-
-def _check_signature_kinds(where: str, fn: Callable[..., Any]) -> None:
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError) as exc:
-        raise ToolDefinitionError(f"{where}: its signature cannot be read ({exc})") from None
-    for parameter in signature.parameters.values():
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            raise ToolDefinitionError(
-                f"{where}: parameter '*{parameter.name}' cannot be filled from named JSON arguments; "
-                f"take a list parameter instead (e.g. {parameter.name}: list[str])"
-            )
-        if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
-            raise ToolDefinitionError(
-                f"{where}: parameter '{parameter.name}' is positional-only, but MCP passes arguments by name; "
-                f"remove the '/' from the signature"
-            )
 
 
 def _checked_tags(where: str, fn: Callable[..., Any], tags: Iterable[str] | None) -> frozenset[str]:
@@ -277,7 +260,12 @@ def tool(fn: Callable[..., Any] | None = None, /, **options: Unpack[ToolSettings
     returned unchanged."""
 
     def mark(function: Callable[P, R]) -> Callable[P, R]:
-        checked = ToolOptions.check(function, options)
+        problems: list[str] = []
+        checked = ToolOptions.check(function, options, problems)
+        with contextlib.suppress(TypeError, ValueError):  # a signature that cannot be read: the registry says so
+            problems.extend(kind_problems(f"function {describe(function)}", inspect.signature(function)))
+        if problems:
+            raise ToolDefinitionError.of(f"function {describe(function)}", problems)
         try:
             setattr(function, MARK, checked)
         except (AttributeError, TypeError):

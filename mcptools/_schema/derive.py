@@ -8,10 +8,12 @@ here, naming the tool, the function, the parameter and the fix, so nothing about
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
 import typing
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, final, get_args, get_origin
@@ -20,18 +22,30 @@ import typing_extensions
 
 from .._context import Context
 from .._convert import build_arguments_converter
-from .._errors import ToolDefinitionError
+from .._errors import ToolDefinitionError, ToolDefinitionWarning
 from .._json import JSONObject
 from .defaults import surely_accepts
 from .docstrings import parse_docstring
 from .emit import SchemaEmitter
 from .hints import HintError, HintReader, resolve_hints
 from .jsonify import jsonify, to_json
-from .model import MISSING, AnyNode, DictNode, Field, Node, ObjectNode, json_problem, unwrap
+from .model import (
+    MISSING,
+    AnyNode,
+    DictNode,
+    Field,
+    MetaNode,
+    Node,
+    ObjectNode,
+    ScalarNode,
+    UnionNode,
+    json_problem,
+    unwrap,
+)
 from .outputs import output_reader
 from .pydantic_support import field_filler, is_field_info
 
-__all__ = ["DerivedTool", "derive_tool"]
+__all__ = ["DerivedTool", "derive_tool", "kind_problems"]
 
 _UNPACK: Final = tuple(
     dict.fromkeys(module.Unpack for module in (typing, typing_extensions) if hasattr(module, "Unpack"))
@@ -101,9 +115,16 @@ def derive_tool(
             "use at module level, or pass input_schema=..."
         )
     doc = parse_docstring(inspect.getdoc(fn))
-    context_param = _check_signature(label, signature, hints)
-    output_schema, serialize_output, output_wrapped = _output(label, hints.get("return", _NO_HINT), localns)
+    # Every problem found is reported at once, so a port is not fixed one restart at a time.
+    problems: list[str] = []
+    context_param = _check_signature(label, signature, hints, problems)
+    try:
+        output_schema, serialize_output, output_wrapped = _output(label, hints.get("return", _NO_HINT), localns)
+    except ToolDefinitionError as exc:
+        problems.append(str(exc))
+        output_schema, serialize_output, output_wrapped = None, None, False
     if input_schema is not None:
+        _raise_problems(label, problems)
         schema = _check_explicit_schema(label, signature, context_param, input_schema)
         return DerivedTool(
             input_schema=schema,
@@ -114,14 +135,17 @@ def derive_tool(
             serialize_output=serialize_output,
             output_wrapped=output_wrapped,
         )
-    fields, extra, closed, fills = _parameters(label, doc.params, signature, hints, context_param, localns)
-    emitter = SchemaEmitter([field.node for field in fields] + ([extra] if extra is not None else []))
-    schema = emitter.finish(emitter.object_schema(fields, extra, closed=closed))
-    _check_defaults(label, fields, schema)
+    read = _parameters(label, doc.params, signature, hints, context_param, localns, problems)
+    emitter = SchemaEmitter([field.node for field in read.fields] + ([read.extra] if read.extra is not None else []))
+    schema = emitter.finish(emitter.object_schema(read.fields, read.extra, closed=read.closed))
+    _check_defaults(label, read.fields, schema, problems)
+    _raise_problems(label, problems)
+    if read.unannotated:
+        _warn_unannotated(fn, label, read.unannotated)
     return DerivedTool(
         input_schema=schema,
         description=doc.description,
-        convert=build_arguments_converter(fields, extra, fills),
+        convert=build_arguments_converter(read.fields, read.extra, read.fills),
         context_param=context_param,
         output_schema=output_schema,
         serialize_output=serialize_output,
@@ -129,7 +153,36 @@ def derive_tool(
     )
 
 
-def _check_defaults(label: str, fields: list[Field], schema: JSONObject) -> None:
+def _raise_problems(label: str, problems: list[str]) -> None:
+    """One problem is raised as its own message; several as one error listing each (each names the fix)."""
+    if problems:
+        raise ToolDefinitionError.of(label, problems)
+
+
+def _warn_unannotated(fn: Callable[..., Any], label: str, names: list[str]) -> None:
+    """One warning per tool, at the function's own line (not at whichever decorator or ``add`` registered it).
+
+    A warning rather than a log line: it is about the source, shown once at import, and a test suite or CI can
+    turn it into an error (``-W error::mcptools.ToolDefinitionWarning``) while a server keeps running.
+    """
+    listed = ", ".join(repr(name) for name in names)
+    one = len(names) == 1
+    message = (
+        f"{label}: parameter{'' if one else 's'} {listed} {'has' if one else 'have'} no annotation, so "
+        f"{'it accepts' if one else 'they accept'} any JSON value unchecked (schema {{}}); annotate "
+        f"{'it' if one else 'them'} (for example {names[0]}: str) to publish and check the type, or write "
+        f"{names[0]}: typing.Any to accept any value on purpose"
+    )
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if code is None:  # a callable object or a builtin: no source line to point at
+        warnings.warn(message, ToolDefinitionWarning, stacklevel=2)
+        return
+    warnings.warn_explicit(
+        message, ToolDefinitionWarning, code.co_filename, code.co_firstlineno, module=getattr(fn, "__module__", None)
+    )
+
+
+def _check_defaults(label: str, fields: list[Field], schema: JSONObject, problems: list[str]) -> None:
     """A default the parameter's own schema rejects is a bug the model would copy: refuse it now.
 
     A default that is not JSON at all (an object, a factory's product) is fine: it is simply not published.
@@ -142,10 +195,11 @@ def _check_defaults(label: str, fields: list[Field], schema: JSONObject) -> None
             continue
         published = properties.get(field.name, {})
         if "default" not in published:
-            raise ToolDefinitionError(
+            problems.append(
                 f"{label}: parameter {field.name!r} defaults to {field.default!r}, which its annotation does "
                 "not accept; change the default, or widen the annotation (e.g. add '| None')"
             )
+            continue
         if surely_accepts(published, published["default"], schema.get("$defs")):
             continue  # the common case, decided without compiling a validator
         rules = {key: value for key, value in published.items() if key != "default"}
@@ -154,7 +208,7 @@ def _check_defaults(label: str, fields: list[Field], schema: JSONObject) -> None
             wrapper["$defs"] = schema["$defs"]
         errors = compile_schema(wrapper).errors({field.name: published["default"]})
         if errors:
-            raise ToolDefinitionError(
+            problems.append(
                 f"{label}: parameter {field.name!r} defaults to {field.default!r}, which breaks its own "
                 f"constraints ({'; '.join(errors)}); change the default or the Param(...) constraints"
             )
@@ -193,29 +247,55 @@ def _is_context(hint: object) -> bool:
     return False
 
 
-def _check_signature(label: str, signature: inspect.Signature, hints: dict[str, Any]) -> str | None:
-    """Refuse what MCP cannot call (arguments come by name only); find the Context parameter."""
-    context_param: str | None = None
+def kind_problems(label: str, signature: inspect.Signature) -> list[str]:
+    """Parameters MCP cannot fill, since arguments come by name only: ``*args`` and positional-only ones. Needs
+    no type hints, so ``@tool`` reports them at decoration, before the names a hint uses exist."""
+    problems = []
     for param in signature.parameters.values():
         if param.kind is param.VAR_POSITIONAL:
-            raise ToolDefinitionError(
+            problems.append(
                 f"{label}: parameter '*{param.name}' collects positional arguments, but MCP passes arguments "
-                "by name; declare each argument as its own parameter"
+                f"by name; take a list parameter instead (e.g. {param.name}: list[str])"
             )
         if param.kind is param.POSITIONAL_ONLY:
-            raise ToolDefinitionError(
+            problems.append(
                 f"{label}: parameter {param.name!r} is positional-only, but MCP passes arguments by name; "
                 "remove the '/' from the signature"
             )
+    return problems
+
+
+def _check_signature(
+    label: str, signature: inspect.Signature, hints: dict[str, Any], problems: list[str]
+) -> str | None:
+    """Refuse what MCP cannot call (arguments come by name only); find the Context parameter."""
+    problems.extend(kind_problems(label, signature))
+    context_param: str | None = None
+    for param in signature.parameters.values():
         annotation = hints.get(param.name, param.annotation)
         if param.kind is not param.VAR_KEYWORD and _is_context(annotation):
             if context_param is not None:
-                raise ToolDefinitionError(
+                problems.append(
                     f"{label}: parameter {param.name!r} is a second Context parameter (the first is "
                     f"{context_param!r}); keep only one"
                 )
+                continue
             context_param = param.name
     return context_param
+
+
+@final
+@dataclass(slots=True)
+class _Parameters:
+    """What the parameters give: the schema's fields, the node for extra names (``**kwargs: T``), whether the
+    schema is closed, the defaults to fill in for parameters whose default is a ``pydantic.Field(...)``, and the
+    names of parameters with no annotation (accepted as any JSON value, with a warning)."""
+
+    fields: list[Field]
+    extra: Node | None = None
+    closed: bool = True
+    fills: list[tuple[str, Callable[[], Any]]] = dataclasses.field(default_factory=list)
+    unannotated: list[str] = dataclasses.field(default_factory=list)
 
 
 def _parameters(
@@ -225,69 +305,89 @@ def _parameters(
     hints: dict[str, Any],
     context_param: str | None,
     localns: Mapping[str, Any] | None,
-) -> tuple[list[Field], Node | None, bool, list[tuple[str, Callable[[], Any]]]]:
-    """The schema's fields, the node for extra names (``**kwargs: T``), whether the schema is closed, and the
-    defaults to fill in for parameters whose Python default is a ``pydantic.Field(...)``."""
+    problems: list[str],
+) -> _Parameters:
+    """Read every parameter; a parameter with a problem adds it to ``problems`` and the others are still read."""
     reader = HintReader(localns)
-    fields: list[Field] = []
-    fills: list[tuple[str, Callable[[], Any]]] = []
-    extra: Node | None = None
-    closed = True
+    read = _Parameters([])
     for param in signature.parameters.values():
-        if param.name == context_param:
+        # *args, positional-only and second Context parameters are already reported by _check_signature.
+        if param.name == context_param or param.kind in (param.VAR_POSITIONAL, param.POSITIONAL_ONLY):
             continue
-        hint = hints.get(param.name, _NO_HINT)
-        where = f"{label}: parameter {param.name!r}"
-        if param.kind is param.VAR_KEYWORD:
-            origin_args = get_args(hint) if get_origin(hint) in _UNPACK else ()
-            if origin_args:
-                node = _read(reader, origin_args[0], f"{label}: parameter '**{param.name}'")
-                if not isinstance(node, ObjectNode) or node.kind != "typeddict":
-                    raise ToolDefinitionError(
-                        f"{label}: parameter '**{param.name}' unpacks something that is not a TypedDict; "
-                        "use Unpack[SomeTypedDict] or a plain **kwargs: T"
-                    )
-                names = {field.name for field in fields}
-                for field in node.fields:
-                    if field.name in names:
-                        raise ToolDefinitionError(
-                            f"{label}: key {field.name!r} of '**{param.name}' repeats a parameter name; "
-                            "rename one of them"
-                        )
-                    fields.append(field)
+        if param.kind is not param.VAR_KEYWORD and _is_context(hints.get(param.name, param.annotation)):
+            continue
+        try:
+            if param.kind is param.VAR_KEYWORD:
+                _extra_names(label, reader, param.name, hints.get(param.name, _NO_HINT), read)
             else:
-                closed = False
-                extra = AnyNode() if hint is _NO_HINT else _read(reader, hint, f"{label}: parameter '**{param.name}'")
-            continue
-        if hint is _NO_HINT:
-            raise ToolDefinitionError(
-                f"{where} has no annotation; annotate it (for example {param.name}: str) so its type can be "
-                "published, or use typing.Any to accept any JSON value"
-            )
-        node = _read(reader, hint, where)
-        if is_field_info(param.default):
-            # x: T = Field(default, description=...): metadata, and the default the function is called with.
-            try:
-                field = reader.field_from_info(param.name, node, param.default, where, parameter=True)
-            except HintError as exc:
-                raise ToolDefinitionError(f"{where}: {exc.message}") from None
-            if field.description is None:
-                field.description = docs.get(param.name)
-            fields.append(field)
-            if not field.required:
-                fills.append((param.name, field_filler(param.default)))
-            continue
-        required = param.default is param.empty
-        fields.append(
-            Field(
-                param.name,
-                node,
-                required=required,
-                default=MISSING if required else param.default,
-                description=docs.get(param.name),
-            )
+                _parameter(label, reader, param, hints.get(param.name, _NO_HINT), docs.get(param.name), read)
+        except ToolDefinitionError as exc:
+            problems.append(str(exc))
+    return read
+
+
+def _extra_names(label: str, reader: HintReader, name: str, hint: object, read: _Parameters) -> None:
+    """``**kwargs: T`` (an open schema) or ``**kwargs: Unpack[TD]`` (the TypedDict's keys as parameters)."""
+    origin_args = get_args(hint) if get_origin(hint) in _UNPACK else ()
+    if not origin_args:
+        read.closed = False
+        read.extra = AnyNode() if hint is _NO_HINT else _read(reader, hint, f"{label}: parameter '**{name}'")
+        return
+    node = _read(reader, origin_args[0], f"{label}: parameter '**{name}'")
+    if not isinstance(node, ObjectNode) or node.kind != "typeddict":
+        raise ToolDefinitionError(
+            f"{label}: parameter '**{name}' unpacks something that is not a TypedDict; "
+            "use Unpack[SomeTypedDict] or a plain **kwargs: T"
         )
-    return fields, extra, closed, fills
+    names = {field.name for field in read.fields}
+    for field in node.fields:
+        if field.name in names:
+            raise ToolDefinitionError(
+                f"{label}: key {field.name!r} of '**{name}' repeats a parameter name; rename one of them"
+            )
+        read.fields.append(field)
+
+
+def _parameter(
+    label: str, reader: HintReader, param: inspect.Parameter, hint: object, doc: str | None, read: _Parameters
+) -> None:
+    where = f"{label}: parameter {param.name!r}"
+    if hint is _NO_HINT:
+        # As the peers do: any JSON value, unconverted; the definition warns once, naming the fix.
+        node: Node = AnyNode()
+        read.unannotated.append(param.name)
+    else:
+        node = _read(reader, hint, where)
+    if is_field_info(param.default):
+        # x: T = Field(default, description=...): metadata, and the default the function is called with.
+        try:
+            field = reader.field_from_info(param.name, node, param.default, where, parameter=True)
+        except HintError as exc:
+            raise ToolDefinitionError(f"{where}: {exc.message}") from None
+        if field.description is None:
+            field.description = doc
+        if field.default is None:
+            field.node = _accepting_null(field.node)
+        read.fields.append(field)
+        if not field.required:
+            read.fills.append((param.name, field_filler(param.default)))
+        return
+    required = param.default is param.empty
+    if param.default is None:
+        node = _accepting_null(node)
+    default = MISSING if required else param.default
+    read.fields.append(Field(param.name, node, required=required, default=default, description=doc))
+
+
+def _accepting_null(node: Node) -> Node:
+    """``x: T = None`` means ``x: T | None = None`` (PEP 484's implicit Optional, as both peers read it): the
+    node as if the annotation had said ``| None``, inside any ``Annotated`` layers so they keep describing it."""
+    if "null" in node.kinds:
+        return node
+    if isinstance(node, MetaNode):
+        return MetaNode(_accepting_null(node.inner), node.keywords)
+    members = node.members if isinstance(node, UnionNode) else (node,)
+    return UnionNode((*members, ScalarNode("null")))
 
 
 def _read(reader: HintReader, hint: object, where: str) -> Node:
