@@ -246,3 +246,17 @@ def test_serve_on_a_busy_port_says_so_and_never_claims_to_be_serving(tmp_path: A
             assert done.returncode == 1
             assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
             assert "serving" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        rb'{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}',
+        rb'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\udc00"}}}',
+    ],
+    ids=["in-the-id", "in-an-argument"],
+)
+def test_a_lone_surrogate_is_a_parse_error_not_a_500(app: StreamableHTTPApp, body: bytes) -> None:
+    reply = run(call(app, raw=body, headers=stateless_headers("tools/call", "echo")))
+    assert reply.status == 400
+    assert reply.json()["error"]["code"] == -32700 and reply.json()["id"] is None
