@@ -12,6 +12,11 @@ against slow clients.
   connection: the headers of each request must arrive within ``header_timeout`` of the connection becoming
   ready for it, and its body within ``body_timeout`` of the headers; otherwise the client gets 408 and the
   connection is closed (a connection on which nothing at all arrived is just closed, as an idle one).
+* Endless headers: the guard also caps a request's head (request line and headers) at ``MAX_HEAD_BYTES``, 16 KiB
+  as h11 and Node allow by default, before the parser sees a byte past it: a longer head gets 431 and the
+  connection is closed. httptools has no limit of its own (four connections sending headers without end took
+  the server past a gigabyte in three seconds) and h11's is a setting of uvicorn's, so the cap is counted here
+  the same way on every stack: the bytes that arrive while no request is being read past its headers.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ __all__ = [
     "DEFAULT_BODY_TIMEOUT",
     "DEFAULT_HEADER_TIMEOUT",
     "DEFAULT_KEEP_ALIVE",
+    "MAX_HEAD_BYTES",
     "listen",
     "protocol_path",
     "stack_options",
@@ -34,6 +40,7 @@ __all__ = [
 DEFAULT_HEADER_TIMEOUT: Final = 10.0
 DEFAULT_BODY_TIMEOUT: Final = 30.0
 DEFAULT_KEEP_ALIVE: Final = 5
+MAX_HEAD_BYTES: Final = 16 * 1024
 # Worker processes import the guard by name, so the timeouts reach them through the environment.
 HEADER_TIMEOUT_ENV: Final = "MCPTOOLS_HEADER_TIMEOUT"
 BODY_TIMEOUT_ENV: Final = "MCPTOOLS_BODY_TIMEOUT"
@@ -43,6 +50,12 @@ _TIMED_OUT: Final = (
     b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\nconnection: close\r\n"
     + b"content-length: %d\r\n\r\n" % len(_TIMEOUT_BODY)
     + _TIMEOUT_BODY
+)
+_HEAD_BODY: Final = b"the request's headers are longer than %d bytes\n" % MAX_HEAD_BYTES
+_HEAD_TOO_LARGE: Final = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain\r\nconnection: close\r\n"
+    + b"content-length: %d\r\n\r\n" % len(_HEAD_BODY)
+    + _HEAD_BODY
 )
 
 
@@ -98,7 +111,8 @@ def _timeout(name: str, default: float) -> float:
 
 
 class _SlowClientGuard:
-    """Mixed into a uvicorn HTTP protocol (which sets ``transport``, ``cycle`` and ``loop``)."""
+    """Mixed into a uvicorn HTTP protocol (which sets ``transport``, ``cycle`` and ``loop``): the timers against
+    slow clients and the cap on a request's head."""
 
     transport: asyncio.Transport
     cycle: Any
@@ -108,6 +122,29 @@ class _SlowClientGuard:
     _guard_cycle: Any = None
     _guard_partial = False
     _guard_limits: tuple[float, float] | None = None
+    _guard_head = 0  # bytes of the head being read: counted while no request is past its headers
+
+    def _guard_head_fits(self, data: bytes) -> bool:
+        """Whether ``data`` keeps the head within ``MAX_HEAD_BYTES``, counted before the parser buffers it."""
+        cycle = self.cycle
+        if cycle is not None and cycle.more_body:
+            return True  # the bytes of a body, not of a head
+        used = self._guard_head
+        self._guard_head = used + len(data)
+        if self._guard_head <= MAX_HEAD_BYTES:
+            return True
+        # Past the cap, unless the blank line that ends the head comes before it (the rest is body); only a
+        # chunk crossing the cap is searched. A terminator split across two chunks right at the cap is refused.
+        return data.find(b"\r\n\r\n", 0, max(MAX_HEAD_BYTES - used, 0)) != -1
+
+    def _guard_refuse_head(self) -> None:
+        self._guard_stop()
+        cycle = self.cycle
+        # A response may be under way on this connection (a pipelined request's head is the one too long): the
+        # 431 would land inside it, so the connection just closes then.
+        if cycle is None or cycle.response_complete:
+            self.transport.write(_HEAD_TOO_LARGE)
+        self.transport.close()
 
     def _guard_arm(self, body: bool) -> None:
         if self._guard_timer is not None:
@@ -126,6 +163,7 @@ class _SlowClientGuard:
         if cycle is not None and cycle is not self._guard_cycle:
             self._guard_cycle = cycle
             self._guard_partial = False
+            self._guard_head = 0  # its head is complete; the next one counts from nothing
             self._guard_arm(body=True)
 
     def _guard_expired(self, body: bool) -> None:
@@ -152,6 +190,9 @@ def _guarded(base: type[Any]) -> type[Any]:
             self._guard_arm(body=False)
 
         def data_received(self, data: bytes) -> None:
+            if not self._guard_head_fits(data):
+                self._guard_refuse_head()
+                return
             if self._guard_cycle is self.cycle:
                 self._guard_partial = True  # bytes of a request whose headers are not complete yet
             super().data_received(data)
