@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
 from .memory import MemoryClient
+from .mount import mount
 from .stdio import claim_stdout, serve_stdio, serve_stdio_async
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "StreamableHTTPApp",
     "claim_stdout",
     "create_app",
+    "mount",
     "serve_stdio",
     "serve_stdio_async",
 ]
