@@ -42,6 +42,7 @@ __all__ = [
     "TARGET_ENV",
     "TOKEN_ENV",
     "RunOptions",
+    "default_logging",
     "run_registry",
     "serve_http",
     "static_auth",
@@ -83,6 +84,14 @@ class RunOptions:
 
 
 _DEFAULTS: Final = RunOptions()
+
+
+def default_logging() -> None:
+    """Warnings and errors on stderr, unless the program configured logging itself. Called once the target is
+    imported, never before: ``logging.basicConfig`` does nothing once the root logger has a handler, so a target's
+    own configuration (its level, its format, ``LogCalls()`` at INFO) must come first."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
 
 
 def static_auth(token: str, scopes: Iterable[str] = ()) -> AuthSettings:
@@ -221,8 +230,7 @@ def _main_target(registry: Served) -> str | None:
 
 def run_registry(registry: Served, transport: str, options: RunOptions, *, protocol: BinaryIO | None = None) -> int:
     """``registry.run()``: stdio or HTTP, the lifespan around either."""
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    default_logging()
     if transport == "stdio":
         given = [name for name in RunOptions.__slots__ if getattr(options, name) != getattr(_DEFAULTS, name)]
         if given:

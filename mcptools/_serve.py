@@ -26,6 +26,7 @@ from ._run import (
     TOKEN_ENV,
     TOKEN_SCOPES_ENV,
     RunOptions,
+    default_logging,
     serve_http,
     split_scopes,
     static_auth,
@@ -134,8 +135,6 @@ def _options(args: argparse.Namespace) -> RunOptions:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Serve per parsed ``args`` (see ``add_serve_arguments``); returns the exit status."""
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     # Over stdio, stdout belongs to the protocol from before the target is imported: a print at import time
     # must not reach the client.
     protocol = None if args.http else claim_stdout()
@@ -146,6 +145,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except (TargetError, ToolDefinitionError) as exc:
         sys.stderr.write(f"mcptools: {type(exc).__name__}: {exc}\n")
         return 2
+    default_logging()  # after the import: the target's own logging configuration wins
     if args.http:
         return serve_http(registry, _options(args), args.target)
     return serve_stdio(registry, protocol)
