@@ -28,6 +28,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -71,9 +72,13 @@ class Served:
         self.command = [*base, "--port", str(self.port), *arguments]
         self.env = env
         self.process: subprocess.Popen[bytes] | None = None
+        # A file, not a pipe: a server logging a line per hostile request would fill a pipe nobody reads and stall.
+        # Closed (its text kept) when the block ends.
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115
+        self._errors: str | None = None
 
     def __enter__(self) -> Served:
-        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=self.env)
+        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=self._stderr, env=self.env)
         deadline = time.monotonic() + 20
         while True:
             try:
@@ -93,15 +98,19 @@ class Served:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+        if self._errors is None:
+            self._errors = self.errors()
+            self._stderr.close()
 
     def memory(self) -> int | None:
         return resident_kib(self.process.pid) if self.process is not None else None
 
     def errors(self) -> str:
-        """What the server wrote to stderr (after it stopped)."""
-        if self.process is None or self.process.stderr is None or self.process.poll() is None:
-            return ""
-        return self.process.stderr.read().decode("utf-8", "replace")
+        """What the server wrote to stderr (so far, or until it stopped)."""
+        if self._errors is not None:
+            return self._errors
+        self._stderr.seek(0)
+        return self._stderr.read().decode("utf-8", "replace")
 
 
 # -- normal calls ------------------------------------------------------------------------------------------
