@@ -396,7 +396,8 @@ def post(body: bytes, *, headers: Sequence[tuple[str, str]] = (), host: str | No
 
 
 def stateless_call(request_id: Any, text: str, *, raw_id: str | None = None, raw_text: str | None = None) -> bytes:
-    """The body of an ``echo`` call; ``raw_id`` / ``raw_text`` are spliced in as written (JSON escapes kept)."""
+    """The body of an ``echo`` call; ``raw_id`` / ``raw_text``, when given, stand for the id and the text as
+    written (JSON escapes kept)."""
     body = json.dumps(
         {
             "jsonrpc": "2.0",
@@ -405,10 +406,11 @@ def stateless_call(request_id: Any, text: str, *, raw_id: str | None = None, raw
             "params": {"name": "echo", "arguments": {"text": text}, "_meta": META},
         }
     )
+    # Spliced by key, so a value that also occurs elsewhere (an id of 2 in "2.0") is never the one replaced.
     if raw_id is not None:
-        body = body.replace(json.dumps(request_id), raw_id, 1)
+        body = body.replace(f'"id": {json.dumps(request_id)}', f'"id": {raw_id}', 1)
     if raw_text is not None:
-        body = body.replace(json.dumps(text), raw_text, 1)
+        body = body.replace(f'"text": {json.dumps(text)}', f'"text": {raw_text}', 1)
     return body.encode()
 
 
