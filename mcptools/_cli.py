@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._errors import ProtocolError, TargetError, ToolDefinitionError
 from ._jsonrpc import MISSING_CLIENT_CAPABILITY
+from ._run import default_logging
 from ._serve import add_serve_arguments, run_serve
 from ._stubgen import add_stubgen_arguments, run_stubgen
 from ._target import load_registry, target_argv
@@ -61,6 +62,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _list_tools(args: argparse.Namespace) -> int:
     registry = load_registry(args.target)
+    default_logging()
 
     async def listed() -> dict[str, Any] | None:
         # Inside the lifespan, as a server lists: one may enable tools (notes_app's --admin).
@@ -101,6 +103,7 @@ def _call_tool(args: argparse.Namespace) -> int:
         example = '{"location": "Paris"}'
         raise TargetError(f"ARGUMENTS is not valid JSON ({exc}); quote it, e.g. '{example}'") from None
     registry = load_registry(args.target)
+    default_logging()
     # A tool may ask the user something (elicitation): the person at the terminal answers, when there is one.
     # Without a terminal the client declares no elicitation, and the server's -32021 is explained below.
     interactive = _is_terminal(sys.stdin)
@@ -177,10 +180,20 @@ def _parser() -> argparse.ArgumentParser:
         "sys.argv == ['app.py', '--tz', 'UTC'] (list, call and serve alike).",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    listing = commands.add_parser("list", help="print the tools/list result of a registry as JSON")
+    # list and call take --log-level (the target's own logging configuration still applies: ours is set up only
+    # after the import, and only when the target set up none); serve has it among its serving options.
+    logs = argparse.ArgumentParser(add_help=False)
+    logs.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        default=None,
+        help="the level of mcptools' own loggers (default: as the target's logging configuration says, else WARNING)",
+    )
+    listing = commands.add_parser("list", help="print the tools/list result of a registry as JSON", parents=[logs])
     listing.add_argument("target", metavar="TARGET", help="file.py, package.module, or either with :attribute")
     listing.set_defaults(run=_list)
-    calling = commands.add_parser("call", help="call one tool and print the JSON-RPC response")
+    calling = commands.add_parser("call", help="call one tool and print the JSON-RPC response", parents=[logs])
     calling.add_argument("target", metavar="TARGET", help="file.py, package.module, or either with :attribute")
     calling.add_argument("tool", metavar="TOOL", help="the tool's name")
     calling.add_argument("arguments", metavar="ARGUMENTS", nargs="?", default="{}", help="a JSON object")
@@ -195,7 +208,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     argv = list(sys.argv[1:] if argv is None else argv)
     # `mcptools serve app.py -- --local-timezone UTC`: what follows `--` is the target's, not ours.
     forwarded: list[str] = []
@@ -204,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         argv, forwarded = argv[:cut], argv[cut + 1 :]
     args = _parser().parse_args(argv)
     args.target_argv = forwarded
+    # Logging itself is configured once the target is imported (``default_logging``), so its own comes first.
+    if getattr(args, "log_level", None) is not None:
+        logging.getLogger("mcptools").setLevel(args.log_level)
     try:
         code: int = args.run(args)
     except (TargetError, ToolDefinitionError) as exc:

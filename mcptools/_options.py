@@ -37,6 +37,7 @@ __all__ = [
 WORKER_ENV: Final = "MCPTOOLS_WORKER"
 
 Stack = Literal["auto", "standard", "fast"]
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
 @final
@@ -99,6 +100,14 @@ class ServeSettings(TypedDict, total=False):
     timeout_keep_alive: Annotated[
         float, Option(5.0, "close a kept-alive connection idle this long (seconds, default 5)", metavar="S")
     ]
+    log_level: Annotated[
+        LogLevel | None,
+        Option(
+            None,
+            "the level of mcptools' own loggers (default: as the target's logging configuration says, else WARNING)",
+            http_only=False,
+        ),
+    ]
     stack: Annotated[
         Stack,
         Option(
@@ -143,6 +152,10 @@ def resolve(transport: str, settings: Mapping[str, Any]) -> dict[str, Any]:
             raise UsageError(f"--{key.replace('_', '-')} must be a number of seconds above 0, got {value!r}")
     if resolved["bearer_token_scopes"] and resolved["bearer_token_env"] is None:
         raise UsageError("--bearer-token-scopes needs --bearer-token-env (the token they belong to)")
+    if resolved["log_level"] is not None:
+        resolved["log_level"] = str(resolved["log_level"]).upper()
+        if resolved["log_level"] not in get_args(LogLevel):
+            raise UsageError(f"log_level must be one of {', '.join(get_args(LogLevel))}, got {settings['log_level']!r}")
     if resolved["stack"] not in get_args(Stack):
         raise UsageError(f"stack must be one of {', '.join(get_args(Stack))}, got {resolved['stack']!r}")
     return resolved
@@ -160,9 +173,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             continue
         if option.repeat:
             extra["action"] = "append"
-        elif key == "stack":
-            extra["choices"] = get_args(Stack)
+        elif key in ("stack", "log_level"):
+            extra["choices"] = get_args(Stack if key == "stack" else LogLevel)
             extra.pop("metavar")
+            if key == "log_level":
+                extra["type"] = str.upper
         elif kind in (int, float):
             extra["type"] = kind
         parser.add_argument(flag, **extra)

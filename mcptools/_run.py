@@ -36,13 +36,21 @@ if TYPE_CHECKING:
     from ._protocol.engine import Served
     from .auth import AuthSettings
 
-__all__ = ["app_for", "run_registry", "serve_http", "static_auth"]
+__all__ = ["app_for", "default_logging", "run_registry", "serve_http", "static_auth"]
 
 logger = logging.getLogger("mcptools")
 
 # Binding to every interface names no host a client would use, so it adds nothing to the allow-list.
 _WILDCARD_BINDS: Final = frozenset({"0.0.0.0", "::", "[::]", ""})
 _TRANSPORTS: Final = ("stdio", "http")
+
+
+def default_logging() -> None:
+    """Warnings and errors on stderr, unless the program configured logging itself. Called once the target is
+    imported, never before: ``logging.basicConfig`` does nothing once the root logger has a handler, so a target's
+    own configuration (its level, its format, ``LogCalls()`` at INFO) must come first."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
 
 
 def static_auth(token: str, scopes: Iterable[str] = ()) -> AuthSettings:
@@ -170,8 +178,9 @@ def run_registry(
         options = resolve(transport, settings)
     except UsageError as exc:
         raise UsageError(f"{where}{exc}") from None
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    default_logging()
+    if options["log_level"] is not None:
+        logging.getLogger("mcptools").setLevel(options["log_level"])
     if transport == "stdio":
         return serve_stdio(registry, protocol, stack=options["stack"])
     if target is None and options["workers"] > 1:

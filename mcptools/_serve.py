@@ -13,11 +13,12 @@ With several workers every process imports TARGET on its own; only the stateless
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from ._errors import TargetError, ToolDefinitionError, UsageError
 from ._options import add_arguments, from_arguments, from_worker
-from ._run import app_for, run_registry
+from ._run import app_for, default_logging, run_registry
 from ._target import load_registry, target_argv
 from ._transports.asgi import StreamableHTTPApp
 from ._transports.stdio import claim_stdout
@@ -37,7 +38,11 @@ def app_from_environment() -> StreamableHTTPApp:
     arguments after ``--`` as its ``sys.argv``, as the first process had them) and serves it as that one said."""
     target, argv, options = from_worker()
     sys.argv = target_argv(target, argv)
-    return app_for(load_registry(target), options)
+    registry = load_registry(target)
+    default_logging()
+    if options["log_level"] is not None:
+        logging.getLogger("mcptools").setLevel(options["log_level"])
+    return app_for(registry, options)
 
 
 def run_serve(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ Verifiers: ``StaticTokenVerifier`` (one shared secret, compared in constant time
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,15 @@ from ._errors import MissingDependency, UsageError
 __all__ = ["AuthSettings", "JWTVerifier", "Principal", "StaticTokenVerifier", "TokenVerifier"]
 
 WELL_KNOWN: Final = "/.well-known/oauth-protected-resource"
+
+logger = logging.getLogger("mcptools.auth")
+
+# The JWS algorithms (RFC 7518, RFC 8037) each type of public key verifies. A token is checked only with those
+# its key's type can: pyjwt given an ES256 header and an RSA key raised TypeError (a 500) instead of saying no,
+# and a public key taken as an HS256 secret is the classic forgery, so no HS* algorithm is ever accepted.
+_RSA_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512")
+_CURVE_ALGORITHMS: Final = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512", "secp256k1": "ES256K"}
+PUBLIC_KEY_ALGORITHMS: Final = (*_RSA_ALGORITHMS, *_CURVE_ALGORITHMS.values(), "EdDSA")
 
 
 @final
@@ -90,11 +100,17 @@ class JWTVerifier:
     containing ``audience`` (this resource's URL, RFC 8707, so a token minted for another server is refused),
     ``exp`` in the future (and ``nbf``/``iat`` sane, with ``leeway`` seconds of clock skew).
 
-    Scopes come from the ``scope`` claim (space-separated) or ``scp`` (a list); the client id from
-    ``client_id``, ``azp`` or ``cid``.
+    Algorithms follow the key: an RSA key verifies RS256/384/512 and PS256/384/512, an EC key the ES algorithm
+    of its curve (P-256: ES256, P-384: ES384, P-521: ES512, secp256k1: ES256K), an Ed25519 or Ed448 key EdDSA;
+    ``algorithms`` narrows that (default: all of them). Shared-secret algorithms (HS*) are refused. Any token,
+    however malformed, is either valid or ``None``: ``verify`` never raises.
+
+    ``key``: a ``cryptography`` public key (a private key or certificate stands for its public key), PEM or
+    OpenSSH text, or a JWK (a dict or ``jwt.PyJWK``). Scopes come from the ``scope`` claim (space-separated) or
+    ``scp`` (a list); the client id from ``client_id``, ``azp`` or ``cid``.
     """
 
-    __slots__ = ("_jwk_client", "_jwt", "_key", "algorithms", "audience", "issuer", "leeway")
+    __slots__ = ("_jwk_client", "_jwt", "_key", "_key_algorithms", "algorithms", "audience", "issuer", "leeway")
 
     def __init__(
         self,
@@ -103,7 +119,7 @@ class JWTVerifier:
         audience: str,
         jwks_url: str | None = None,
         key: Any = None,
-        algorithms: Sequence[str] = ("RS256", "ES256"),
+        algorithms: Sequence[str] | None = None,
         leeway: float = 30.0,
     ) -> None:
         if (jwks_url is None) == (key is None):
@@ -112,12 +128,29 @@ class JWTVerifier:
             import jwt
         except ImportError:
             raise MissingDependency("JWTVerifier needs pyjwt: pip install 'mcptools[auth]'") from None
+        chosen = list(algorithms) if algorithms is not None else list(PUBLIC_KEY_ALGORITHMS)
+        unknown = [name for name in chosen if name not in PUBLIC_KEY_ALGORITHMS]
+        if unknown or not chosen:
+            raise UsageError(
+                f"JWTVerifier: algorithms={chosen!r}: {unknown or 'none given'} is not a public-key JWS algorithm "
+                f"(shared-secret HS* and 'none' are never accepted); choose from {list(PUBLIC_KEY_ALGORITHMS)}"
+            )
         self._jwt = jwt
         self.issuer = issuer
         self.audience = audience
-        self.algorithms = list(algorithms)
+        self.algorithms = chosen
         self.leeway = leeway
-        self._key = key
+        self._key = _public_key(jwt, key) if key is not None else None
+        self._key_algorithms: list[str] = []
+        if self._key is not None:
+            self._key_algorithms = [name for name in chosen if name in key_algorithms(self._key)]
+            if not self._key_algorithms:
+                raise UsageError(
+                    f"JWTVerifier: a {type(self._key).__name__} verifies {sorted(key_algorithms(self._key))}, "
+                    f"none of algorithms={chosen!r}"
+                )
+        # pyjwt >= 2.14 (the floor of the auth extra) refetches the JWKS for an unknown key id at most once per
+        # cooldown (30 s), so tokens with made-up key ids cannot make every request an outbound fetch.
         self._jwk_client = jwt.PyJWKClient(jwks_url, cache_keys=True) if jwks_url is not None else None
 
     async def verify(self, token: str) -> Principal | None:
@@ -128,12 +161,13 @@ class JWTVerifier:
 
                 # Fetching the JWKS is blocking I/O (once per key id, then cached): keep it off the event loop.
                 key = (await asyncio.to_thread(self._jwk_client.get_signing_key_from_jwt, token)).key
+                algorithms = [name for name in self.algorithms if name in key_algorithms(key)]
             else:
-                key = self._key
+                key, algorithms = self._key, self._key_algorithms
             claims = jwt.decode(
                 token,
                 key,
-                algorithms=self.algorithms,
+                algorithms=algorithms,
                 audience=self.audience,
                 issuer=self.issuer,
                 leeway=self.leeway,
@@ -141,7 +175,59 @@ class JWTVerifier:
             )
         except jwt.PyJWTError:
             return None
+        except Exception as exc:  # anything else a hostile token makes the library raise is still no valid token
+            logger.debug("mcptools: a bearer token made pyjwt raise %s; refused", type(exc).__name__)
+            return None
         return principal_from_claims(claims)
+
+
+def key_algorithms(key: object) -> frozenset[str]:
+    """The JWS algorithms a public key of this type verifies; empty for anything else."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+
+    if isinstance(key, rsa.RSAPublicKey):
+        return frozenset(_RSA_ALGORITHMS)
+    if isinstance(key, ec.EllipticCurvePublicKey):
+        name = _CURVE_ALGORITHMS.get(key.curve.name)
+        return frozenset((name,)) if name is not None else frozenset()
+    if isinstance(key, (ed25519.Ed25519PublicKey, ed448.Ed448PublicKey)):
+        return frozenset(("EdDSA",))
+    return frozenset()
+
+
+def _public_key(jwt: Any, key: Any) -> Any:
+    """``key=`` of ``JWTVerifier`` as a ``cryptography`` public key."""
+    if isinstance(key, dict):
+        key = jwt.PyJWK(key)
+    if isinstance(key, jwt.PyJWK):
+        key = key.key
+    if isinstance(key, (str, bytes)):
+        from cryptography.exceptions import UnsupportedAlgorithm
+        from cryptography.hazmat.primitives import serialization
+
+        text = key.encode("utf-8") if isinstance(key, str) else key
+        loaders = (
+            serialization.load_pem_public_key,
+            lambda data: serialization.load_pem_private_key(data, password=None),
+            serialization.load_ssh_public_key,
+        )
+        for load in loaders:
+            try:
+                key = load(text)
+                break
+            except (ValueError, TypeError, UnsupportedAlgorithm):
+                continue
+        else:
+            raise UsageError("JWTVerifier: key= text is neither a PEM public key, a PEM private key nor an OpenSSH key")
+    public = getattr(key, "public_key", None)  # a private key or a certificate: what verifies is its public key
+    if callable(public):
+        key = public()
+    if not key_algorithms(key):
+        raise UsageError(
+            f"JWTVerifier: key= is a {type(key).__name__}; it takes an RSA, EC (P-256, P-384, P-521, secp256k1), "
+            "Ed25519 or Ed448 key"
+        )
+    return key
 
 
 def principal_from_claims(claims: Mapping[str, Any]) -> Principal | None:
@@ -214,7 +300,12 @@ class AuthSettings:
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             return None
-        principal = await self.verifier.verify(token)
+        try:
+            principal = await self.verifier.verify(token)
+        except Exception as exc:
+            # A verifier must not raise for a bad token; one that does still refuses it (401, never a 500).
+            logger.warning("mcptools: %s.verify raised %s; the token is refused", type(self.verifier).__name__, exc)
+            return None
         if principal is None:
             return None
         if principal.expires_at is not None and principal.expires_at <= time.time():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Coroutine, MutableMapping
+from collections.abc import Coroutine, MutableMapping, Sequence
 from typing import Any, TypeVar
 
 from mcptools import ToolRegistry
@@ -86,7 +86,10 @@ async def call(
     headers: dict[str, str] | None = None,
     path: str = "/mcp",
     raw: bytes | None = None,
+    repeated: Sequence[tuple[str, str]] = (),
 ) -> Reply:
+    """One request through ``app``; ``repeated`` headers are sent after ``headers`` as they are (a name already
+    there appears twice)."""
     payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
     base = {
         "host": "127.0.0.1:8000",
@@ -99,7 +102,7 @@ async def call(
         "method": method,
         "path": path,
         "client": ("127.0.0.1", 50000),
-        "headers": [(k.encode(), v.encode()) for k, v in base.items() if v is not None],
+        "headers": [(k.encode(), v.encode()) for k, v in [*base.items(), *repeated] if v is not None],
     }
     sent = False
     finished = asyncio.Event()

@@ -165,3 +165,71 @@ def test_a_lifespan_that_fails_to_start_is_said_once_and_exits_1(tmp_path: Path,
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.startswith("ERROR mcptools: mcptools: the lifespan of 'clock' failed\nTraceback")
     assert done.stderr.endswith("ConnectionError: db down\n")
+
+
+# -- logging: the target's own configuration, and --log-level for ours ------------------------------------------
+
+LOGGING_TARGET = """
+import logging
+
+from mcptools import ToolRegistry
+from mcptools.middleware import LogCalls
+
+CONFIGURE = True
+if CONFIGURE:
+    logging.basicConfig(level=logging.INFO, format="TARGET %(name)s: %(message)s")
+registry = ToolRegistry("logs", middleware=[LogCalls()])
+
+
+@registry.tool
+def hello(name: str) -> str:
+    logging.getLogger("target.tool").info("hello from the tool to %s", name)
+    return f"hello {name}"
+"""
+
+
+def logging_target(tmp_path: Path, *, configure: bool) -> str:
+    path = tmp_path / "logs_target.py"
+    path.write_text(LOGGING_TARGET.replace("CONFIGURE = True", f"CONFIGURE = {configure}"))
+    return str(path)
+
+
+def test_the_targets_own_logging_configuration_works_under_call_and_serve(tmp_path: Path) -> None:
+    # The CLI configured logging before importing the target, so its basicConfig did nothing: no LogCalls line,
+    # none of the tool's own.
+    target = logging_target(tmp_path, configure=True)
+    called = run("call", target, "hello", '{"name": "Ada"}')
+    assert called.returncode == 0, called.stderr
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "hello",
+            "arguments": {"name": "Bo"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    served = subprocess.run(
+        [sys.executable, "-m", "mcptools", "serve", target],
+        input=json.dumps(call) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert '"hello Bo"' in served.stdout, served.stderr
+    for name, stderr in (("Ada", called.stderr), ("Bo", served.stderr)):
+        assert f"TARGET target.tool: hello from the tool to {name}" in stderr
+        assert "TARGET mcptools.calls: tools/call hello by " in stderr
+
+
+def test_log_level_sets_the_level_of_mcptools_loggers_only(tmp_path: Path) -> None:
+    target = logging_target(tmp_path, configure=False)
+    done = run("call", target, "hello", '{"name": "Ada"}', "--log-level", "info")
+    assert done.returncode == 0, done.stderr
+    assert "INFO mcptools.calls: tools/call hello by " in done.stderr
+    assert "hello from the tool" not in done.stderr  # the target's logger keeps the default (WARNING)

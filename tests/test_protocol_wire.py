@@ -84,3 +84,42 @@ def test_a_batch_keeps_its_good_members() -> None:
     assert text is not None
     assert [m.get("result") for m in json.loads(text)] == [{}, None]
     assert json.loads(text)[1]["error"]["code"] == -32603
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        rb'{"jsonrpc":"2.0","id":"\ud800","method":"ping"}',  # a high surrogate alone, in the id
+        rb'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":"x\uDFFFy"}}',  # a low one, upper-case hex
+        rb'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"\udc00":1}}',  # in a key
+        rb'{"a":"\ude00\ud83d"}',  # a pair in the wrong order is two lone surrogates
+        '{"a":"\ud800"}',  # text given as str may hold a surrogate itself, no escape needed
+        # Large messages: one with few escapes is searched, one dense with them is checked in full.
+        json.dumps({"a": "x" * 5000, "b": ["\n"] * 3}).encode()[:-1] + rb',"c":"\udbff"}',
+        json.dumps({"a": "\N{CJK UNIFIED IDEOGRAPH-5929}" * 5000}).encode()[:-1] + rb',"c":["\udbff"]}',
+    ],
+    ids=["id", "argument", "key", "reversed-pair", "str", "large-sparse", "large-dense"],
+)
+def test_a_lone_surrogate_is_a_parse_failure(text: bytes | str) -> None:
+    # Python decodes the escape to a str UTF-8 cannot encode: the reply echoing it failed only when written.
+    with pytest.raises(ParseFailure, match="unpaired surrogate"):
+        decode_message(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (rb'{"a":"\ud83d\ude00"}', {"a": "\N{GRINNING FACE}"}),  # a pair: one character, as json.dumps escapes it
+        (rb'{"a":"\\ud800"}', {"a": "\\ud800"}),  # an escaped backslash: six characters of text
+        (rb'{"a":"\u00e9\n"}', {"a": "\N{LATIN SMALL LETTER E WITH ACUTE}\n"}),
+        ('{"a":"\N{LATIN SMALL LETTER E WITH ACUTE}"}', {"a": "\N{LATIN SMALL LETTER E WITH ACUTE}"}),
+        (
+            json.dumps({"a": "\N{CJK UNIFIED IDEOGRAPH-5929}" * 5000}).encode(),
+            {"a": "\N{CJK UNIFIED IDEOGRAPH-5929}" * 5000},
+        ),
+        (json.dumps({"a": "line\n" * 2000}).encode(), {"a": "line\n" * 2000}),
+    ],
+    ids=["pair", "escaped-backslash", "escapes", "str", "large-dense", "large-sparse"],
+)
+def test_text_that_is_unicode_decodes_as_before(text: bytes | str, expected: Any) -> None:
+    assert decode_message(text) == expected

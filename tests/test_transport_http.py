@@ -246,3 +246,40 @@ def test_serve_on_a_busy_port_says_so_and_never_claims_to_be_serving(tmp_path: A
             assert done.returncode == 1
             assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
             assert "serving" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("repeated", "named"),
+    [
+        ([("host", "127.0.0.1:8000")], "Host"),  # even the same value twice (RFC 9112 section 3.2)
+        ([("host", "evil.example.com")], "Host"),
+        ([("origin", "http://localhost"), ("origin", "http://evil.example.com")], "Origin"),
+    ],
+)
+def test_a_repeated_host_or_origin_is_refused(
+    app: StreamableHTTPApp, repeated: list[tuple[str, str]], named: str
+) -> None:
+    # The first copy used to win: a proxy that checks the last one would have let through what we judge apart.
+    reply = run(call(app, body=request("tools/list"), headers=stateless_headers("tools/list"), repeated=repeated))
+    assert reply.status == 400
+    assert reply.json()["error"]["message"] == f"Bad Request: more than one {named} header"
+
+
+def test_other_repeated_headers_are_not_refused(app: StreamableHTTPApp) -> None:
+    repeated = [("accept", "application/json"), ("x-forwarded-for", "10.0.0.1"), ("x-forwarded-for", "10.0.0.2")]
+    reply = run(call(app, body=request("tools/list"), headers=stateless_headers("tools/list"), repeated=repeated))
+    assert reply.status == 200
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        rb'{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}',
+        rb'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\udc00"}}}',
+    ],
+    ids=["in-the-id", "in-an-argument"],
+)
+def test_a_lone_surrogate_is_a_parse_error_not_a_500(app: StreamableHTTPApp, body: bytes) -> None:
+    reply = run(call(app, raw=body, headers=stateless_headers("tools/call", "echo")))
+    assert reply.status == 400
+    assert reply.json()["error"]["code"] == -32700 and reply.json()["id"] is None

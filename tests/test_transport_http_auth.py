@@ -104,6 +104,17 @@ def test_other_schemes_are_not_accepted() -> None:
     assert verifier.seen == []
 
 
+def test_two_authorization_headers_are_refused_before_any_is_verified() -> None:
+    # Which one would count? A proxy reading the last copy and this server the first would disagree.
+    app, verifier = make_app()
+    headers = bearer("user-token", **stateless_headers("tools/list"))
+    for second in ("Bearer user-token", "Bearer admin-token"):
+        reply = run(call(app, body=request("tools/list"), headers=headers, repeated=[("authorization", second)]))
+        assert reply.status == 400
+        assert reply.json()["error"]["message"] == "Bad Request: more than one Authorization header"
+    assert verifier.seen == []
+
+
 def test_required_scopes_are_named_in_the_challenge_and_a_token_lacking_them_gets_403() -> None:
     app, _ = make_app(required_scopes=["admin"])
     missing = run(call(app, body=request("tools/list"), headers=stateless_headers("tools/list")))
@@ -255,37 +266,13 @@ def test_jwt_verifier_checks_signature_issuer_audience_and_expiry(rsa_key: Any) 
 
 
 def test_jwt_verifier_fetches_keys_from_a_jwks_document(rsa_key: Any) -> None:
-    import json
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from jwt_support import JWKSServer
 
-    from jwt.algorithms import RSAAlgorithm
-
-    jwk = json.loads(RSAAlgorithm.to_jwk(rsa_key.public_key()))
-    document = json.dumps({"keys": [{**jwk, "kid": "k1", "use": "sig", "alg": "RS256"}]}).encode()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(document)))
-            self.end_headers()
-            self.wfile.write(document)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/jwks.json"
-        verifier = JWTVerifier(issuer="https://auth.example", audience=RESOURCE, jwks_url=url)
+    with JWKSServer({"k1": rsa_key}) as server:
+        verifier = JWTVerifier(issuer="https://auth.example", audience=RESOURCE, jwks_url=server.url)
         principal = asyncio.run(verifier.verify(mint(rsa_key, scp=["mcp"])))
         assert principal is not None and principal.scopes == frozenset({"mcp"})
         assert asyncio.run(verifier.verify(mint(rsa_key, aud="https://elsewhere/mcp"))) is None
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # -- the official client and `mcptools serve --bearer-token-env` ----------------------------------------

@@ -422,3 +422,42 @@ def test_normal_calls_keep_answering_under_hostile_load(small_table_server: int)
     stop.set()
     assert failures == []
     assert len(answered) == 120
+
+
+def _send(port: int, raw: bytes) -> bytes:
+    """``raw`` (a request saying ``Connection: close``) in one write; the answer, read to the end."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(raw)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+        return answer
+
+
+def test_a_head_is_capped_at_16_kib_exactly_and_a_large_body_is_no_head(guarded_server: int) -> None:
+    from mcptools._transports.asgi_server import MAX_HEAD_BYTES
+
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "weather", "arguments": {"location": "x"}, "_meta": META},
+    }
+
+    def request(head_bytes: int, location: str = "x") -> bytes:
+        call["params"]["arguments"] = {"location": location}  # type: ignore[index]
+        body = json.dumps(call).encode()
+        head = (
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\n"
+            b"Mcp-Method: tools/call\r\nMcp-Name: weather\r\nMCP-Protocol-Version: " + LATEST.encode() + b"\r\n"
+            b"Connection: close\r\nContent-Length: %d\r\nX-Pad: " % len(body)
+        )
+        padding = head_bytes - len(head) - len(b"\r\n\r\n")
+        return head + b"a" * padding + b"\r\n\r\n" + body
+
+    # Sent in one write, so the whole head arrives at once: the cap counts it, not the parser's own limit.
+    assert _send(guarded_server, request(MAX_HEAD_BYTES)).startswith(b"HTTP/1.1 200 ")
+    assert _send(guarded_server, request(MAX_HEAD_BYTES + 1)).startswith(b"HTTP/1.1 431 ")
+    # A megabyte of body right behind a small head is a body, whatever chunks it arrives in.
+    big = _send(guarded_server, request(300, location="y" * 1_000_000))
+    assert big.startswith(b"HTTP/1.1 200 ") and b"yyyy" in big

@@ -1,12 +1,16 @@
-"""Mounting the Streamable HTTP app inside real Starlette and FastAPI applications, as users write it."""
+"""Mounting the Streamable HTTP app inside real Starlette and FastAPI applications, as users write it: with
+``mcptools.mount`` (Starlette's own ``Mount`` answers ``POST /mcp`` with a redirect to ``/mcp/``)."""
 
 from __future__ import annotations
 
 import asyncio
+import http.client
+import json
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -16,9 +20,9 @@ pytest.importorskip("starlette")
 pytest.importorskip("fastapi")
 from fastapi import FastAPI
 from starlette.applications import Starlette
-from starlette.routing import Mount
 from starlette.testclient import TestClient
 
+from mcptools import mount
 from mcptools._transports.asgi import StreamableHTTPApp
 
 HEADERS = {
@@ -42,7 +46,7 @@ def echo_call(client: TestClient, url: str) -> Any:
 
 
 def starlette_app(prefix: str) -> Starlette:
-    return Starlette(routes=[Mount(prefix, app=StreamableHTTPApp(make_registry()))])
+    return Starlette(routes=[mount(prefix, StreamableHTTPApp(make_registry()))])
 
 
 @pytest.mark.parametrize("url", ["/mcp", "/mcp/"])
@@ -69,7 +73,7 @@ def test_mounted_in_fastapi() -> None:
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    api.mount("/mcp", StreamableHTTPApp(make_registry()))
+    api.router.routes.append(mount("/mcp", StreamableHTTPApp(make_registry())))
     # No lifespan: TestClient outside a `with` block sends none, as FastAPI never forwards it to mounts.
     client = TestClient(api, base_url="http://127.0.0.1")
     assert client.get("/health").json() == {"status": "ok"}
@@ -104,7 +108,7 @@ def test_mounted_with_authorization_the_challenge_points_at_a_document_naming_th
     from mcptools.auth import AuthSettings, StaticTokenVerifier
 
     inner = StreamableHTTPApp(make_registry(), auth=AuthSettings(StaticTokenVerifier("tok")))
-    app = Starlette(routes=[Mount("/mcp", app=inner), Mount("/.well-known/oauth-protected-resource", app=inner)])
+    app = Starlette(routes=[mount("/mcp", inner), mount("/.well-known/oauth-protected-resource", inner)])
     with TestClient(app, base_url="http://127.0.0.1") as client:
         refused = echo_call(client, "/mcp")
         assert refused.status_code == 401
@@ -130,23 +134,53 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def mounted_url() -> Iterator[str]:
+@contextmanager
+def served(app: Any) -> Iterator[int]:
+    """``app`` under a real uvicorn on loopback; yields the port."""
     uvicorn = pytest.importorskip("uvicorn")
     port = _free_port()
-    api = FastAPI()
-    api.mount("/mcp", StreamableHTTPApp(make_registry()))
-    server = uvicorn.Server(uvicorn.Config(api, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
     while not server.started:
         if time.monotonic() > deadline:
             raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=10)
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def fastapi_app() -> FastAPI:
+    api = FastAPI()
+    api.router.routes.append(mount("/mcp", StreamableHTTPApp(make_registry())))
+    return api
+
+
+@pytest.fixture(scope="module")
+def mounted_url() -> Iterator[str]:
+    with served(fastapi_app()) as port:
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.mark.parametrize("framework", ["starlette", "fastapi"])
+def test_post_at_the_mount_point_is_answered_there_without_a_redirect(framework: str) -> None:
+    # Starlette's Mount("/mcp", ...) routes /mcp/ and below only: its router answers POST /mcp with 307 to /mcp/,
+    # every call is sent twice, and a client that does not follow a redirected POST (http.client) gets nothing.
+    app = starlette_app("/mcp") if framework == "starlette" else fastapi_app()
+    body = json.dumps({**BODY, "params": {**BODY["params"], "_meta": META}})
+    with served(app) as port:
+        for url in ("/mcp", "/mcp/"):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            connection.request("POST", url, body, HEADERS)
+            reply = connection.getresponse()
+            answer = reply.read()
+            connection.close()
+            assert reply.status == 200, (url, reply.status, reply.getheader("location"))
+            assert json.loads(answer)["result"]["content"][0]["text"] == "hi"
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

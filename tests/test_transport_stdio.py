@@ -282,3 +282,23 @@ def test_nan_never_reaches_the_wire() -> None:
     progress_events = [m["params"]["progress"] for m in out if m.get("method") == "notifications/progress"]
     assert progress_events == [1]
     assert [m["result"]["content"][0]["text"] for m in out if m.get("id") == 2] == ["done"]
+
+
+def test_a_lone_surrogate_gets_a_parse_error_not_a_silently_lost_reply() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    def echo(text: str) -> str:
+        return text
+
+    lines = [
+        rb'{"jsonrpc": "2.0", "id": "\ud800", "method": "ping"}' + b"\n",
+        rb'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+        + rb'"params": {"name": "echo", "arguments": {"text": "\udfff"}}}'
+        + b"\n",
+        b'{"jsonrpc": "2.0", "id": 3, "method": "ping"}\n',
+    ]
+    out = serve_lines(registry, lines)
+    # Both bad lines answered (-32700, id null, as for any line that does not parse); the server reads on.
+    assert [(m.get("id"), m.get("error", {}).get("code")) for m in out if "error" in m] == [(None, -32700)] * 2
+    assert [m for m in out if m.get("id") == 3] == [{"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete"}}]

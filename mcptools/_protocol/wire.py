@@ -7,6 +7,12 @@ recursion limit allows here", so the answer does not depend on which transport o
 message, and it leaves enough headroom for everything after decoding (validation, the tool, encoding the
 reply) to handle any message it admits.
 
+Decoding also refuses text no reply could carry: a ``\\ud800`` escape (a UTF-16 surrogate alone) decodes to a
+Python string that UTF-8 cannot encode, so echoing it in an id or a result failed only when the answer was
+written (a 500 over HTTP, a reply silently lost on stdio). Valid UTF-8 holds no surrogate, so only a
+``\\ud800``-``\\udfff`` escape can make one: a message is checked in full only when its bytes may hold such an
+escape. A message without a backslash (nearly every one) costs one ``memchr``; one with escapes, a regex search.
+
 Encoding refuses NaN and Infinity (``allow_nan=False``): JSON has no such numbers and a strict client rejects
 the whole message. A message that cannot be encoded is replaced by a JSON-RPC error for the same id (or, for a
 notification, dropped), so one bad value never costs the stream.
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any, Final
 
 from .._jsonrpc import INTERNAL_ERROR, echo_id, error_response
@@ -26,6 +33,11 @@ logger = logging.getLogger("mcptools")
 
 # Arrays and objects inside one another; the JSON-RPC envelope itself takes two or three of these levels.
 MAX_NESTING: Final = 512
+# The start of an escaped UTF-16 surrogate, \uD800 to \uDFFF (a pair is fine: it decodes to one character).
+_SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_TEXT: Final = re.compile(r"\\u[dD][89a-fA-F]")
+_SEARCHED: Final = 2048
+_BACKSLASH: Final = 0x5C
 
 
 class ParseFailure(ValueError):
@@ -63,7 +75,42 @@ def decode_message(data: bytes | str) -> Any:
     opening = data.count(b"[") + data.count(b"{") if isinstance(data, bytes) else data.count("[") + data.count("{")
     if opening > MAX_NESTING and nesting_depth(value) > MAX_NESTING:
         raise ParseFailure(f"Parse error: the JSON nests deeper than {MAX_NESTING} levels")
+    if _may_hold_surrogate(data) and not _encodable(value):
+        raise ParseFailure("Parse error: the JSON holds an unpaired surrogate (\\ud800 to \\udfff): not Unicode text")
     return value
+
+
+def _may_hold_surrogate(data: bytes | str) -> bool:
+    """Whether ``data`` may decode to a lone surrogate: cheap, and never wrong when it says no."""
+    if isinstance(data, str):
+        # Text given as str may hold a surrogate itself, unescaped (isascii() is O(1)).
+        return not data.isascii() or _SURROGATE_ESCAPE_TEXT.search(data) is not None
+    if _BACKSLASH not in data:
+        return False  # nearly every message: one memchr (an int is searched so; b"\\" takes ~8x longer)
+    # The search costs ~10 ns per escape it passes over: a large message dense with them (escaped CJK text) is
+    # checked in full instead, which costs less.
+    if len(data) > _SEARCHED and data.count(b"\\") * 16 > len(data):
+        return True
+    return _SURROGATE_ESCAPE.search(data) is not None
+
+
+def _encodable(value: Any) -> bool:
+    """Whether every string in ``value``, keys included, is text UTF-8 can carry (no surrogate code point)."""
+    pending = [value]
+    try:
+        while pending:
+            node = pending.pop()
+            cls = type(node)
+            if cls is str:
+                node.encode("utf-8")
+            elif cls is dict:
+                "".join(node).encode("utf-8")  # its keys, in one call
+                pending.extend(node.values())
+            elif cls is list:
+                pending.extend(node)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _refuse_constant(name: str) -> Any:

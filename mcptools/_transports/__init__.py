@@ -8,6 +8,7 @@ from __future__ import annotations
 from .asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
 from .loop import Transport, serve_connection
 from .memory import MemoryConnection
+from .mount import mount
 from .stdio import claim_stdout, serve_stdio, serve_stdio_async
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "claim_stdout",
     "create_app",
     "serve_connection",
+    "mount",
     "serve_stdio",
     "serve_stdio_async",
 ]

@@ -10,8 +10,9 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Final, final
 
-from .._jsonrpc import error_response
+from .._jsonrpc import INVALID_REQUEST, error_response
 from .._protocol.wire import encode_message
+from .http_rules import SINGLE_HEADERS
 
 __all__ = [
     "ASGISend",
@@ -39,16 +40,27 @@ ASGISend = Callable[[Message], Awaitable[None]]
 
 @final
 class Headers:
-    """Request headers by lower-cased name (ASGI gives them as a list of byte pairs)."""
+    """Request headers by lower-cased name (ASGI gives them as a list of byte pairs). Reading one of the
+    ``SINGLE_HEADERS`` the request repeats refuses it (400), whichever copy a proxy before us believed."""
 
-    __slots__ = ("_values",)
+    __slots__ = ("_repeated", "_values")
 
     def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
-        self._values: dict[str, str] = {}
+        values: dict[str, str] = {}
+        repeated: set[str] | None = None
         for name, value in raw:
-            self._values.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+            key = name.decode("latin-1").lower()
+            if key in values:
+                if key in SINGLE_HEADERS:
+                    repeated = {key} if repeated is None else repeated | {key}
+                continue
+            values[key] = value.decode("latin-1")
+        self._values = values
+        self._repeated = repeated
 
     def get(self, name: str) -> str | None:
+        if self._repeated is not None and name in self._repeated:
+            raise Reject(400, INVALID_REQUEST, f"Bad Request: more than one {name.title()} header")
         return self._values.get(name)
 
 

@@ -12,6 +12,11 @@ against slow clients.
   connection: the headers of each request must arrive within ``header_timeout`` of the connection becoming
   ready for it, and its body within ``body_timeout`` of the headers; otherwise the client gets 408 and the
   connection is closed (a connection on which nothing at all arrived is just closed, as an idle one).
+* Endless headers: the guard also caps a request's head (request line and headers) at ``MAX_HEAD_BYTES``, 16 KiB
+  as h11 and Node allow by default, before the parser sees a byte past it: a longer head gets 431 and the
+  connection is closed. httptools has no limit of its own (four connections sending headers without end took
+  the server past a gigabyte in three seconds) and h11's is a setting of uvicorn's, so the cap is counted here
+  the same way on every stack: the bytes that arrive while no request is being read past its headers.
 """
 
 from __future__ import annotations
@@ -21,13 +26,22 @@ import socket
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-__all__ = ["fast_available", "listen", "uvicorn_options"]
+__all__ = ["MAX_HEAD_BYTES", "fast_available", "listen", "uvicorn_options"]
+
+# The most a request's head (request line and headers) may hold: past it, 431 and the connection closes.
+MAX_HEAD_BYTES: Final = 16 * 1024
 
 _TIMEOUT_BODY: Final = b"the request did not arrive in time\n"
 _TIMED_OUT: Final = (
     b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\nconnection: close\r\n"
     + b"content-length: %d\r\n\r\n" % len(_TIMEOUT_BODY)
     + _TIMEOUT_BODY
+)
+_HEAD_BODY: Final = b"the request's headers are longer than %d bytes\n" % MAX_HEAD_BYTES
+_HEAD_TOO_LARGE: Final = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain\r\nconnection: close\r\n"
+    + b"content-length: %d\r\n\r\n" % len(_HEAD_BODY)
+    + _HEAD_BODY
 )
 
 
@@ -84,7 +98,8 @@ def _worker_limits() -> tuple[float, float]:
 
 
 class _SlowClientGuard:
-    """Mixed into a uvicorn HTTP protocol (which sets ``transport``, ``cycle`` and ``loop``)."""
+    """Mixed into a uvicorn HTTP protocol (which sets ``transport``, ``cycle`` and ``loop``): the timers against
+    slow clients and the cap on a request's head."""
 
     transport: asyncio.Transport
     cycle: Any
@@ -95,6 +110,29 @@ class _SlowClientGuard:
     _guard_partial = False
     # (headers, body) seconds: set on the class handed to uvicorn; in a worker process read once (see above).
     limits: tuple[float, float] | None = None
+    _guard_head = 0  # bytes of the head being read: counted while no request is past its headers
+
+    def _guard_head_fits(self, data: bytes) -> bool:
+        """Whether ``data`` keeps the head within ``MAX_HEAD_BYTES``, counted before the parser buffers it."""
+        cycle = self.cycle
+        if cycle is not None and cycle.more_body:
+            return True  # the bytes of a body, not of a head
+        used = self._guard_head
+        self._guard_head = used + len(data)
+        if self._guard_head <= MAX_HEAD_BYTES:
+            return True
+        # Past the cap, unless the blank line that ends the head comes before it (the rest is body); only a
+        # chunk crossing the cap is searched. A terminator split across two chunks right at the cap is refused.
+        return data.find(b"\r\n\r\n", 0, max(MAX_HEAD_BYTES - used, 0)) != -1
+
+    def _guard_refuse_head(self) -> None:
+        self._guard_stop()
+        cycle = self.cycle
+        # A response may be under way on this connection (a pipelined request's head is the one too long): the
+        # 431 would land inside it, so the connection just closes then.
+        if cycle is None or cycle.response_complete:
+            self.transport.write(_HEAD_TOO_LARGE)
+        self.transport.close()
 
     def _guard_arm(self, body: bool) -> None:
         if self._guard_timer is not None:
@@ -111,6 +149,7 @@ class _SlowClientGuard:
         if cycle is not None and cycle is not self._guard_cycle:
             self._guard_cycle = cycle
             self._guard_partial = False
+            self._guard_head = 0  # its head is complete; the next one counts from nothing
             self._guard_arm(body=True)
 
     def _guard_expired(self, body: bool) -> None:
@@ -137,6 +176,9 @@ def _guarded(base: type[Any]) -> type[Any]:
             self._guard_arm(body=False)
 
         def data_received(self, data: bytes) -> None:
+            if not self._guard_head_fits(data):
+                self._guard_refuse_head()
+                return
             if self._guard_cycle is self.cycle:
                 self._guard_partial = True  # bytes of a request whose headers are not complete yet
             super().data_received(data)

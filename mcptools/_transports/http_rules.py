@@ -2,6 +2,10 @@
 
 * DNS-rebinding guard: which host a ``Host`` or ``Origin`` header names. A browser on a hostile page can make
   requests to ``localhost`` under the attacker's domain name; checking the name it used stops that.
+* Headers that must appear once: ``Host`` (RFC 9112 section 3.2 says 400 to a request with two), ``Origin``
+  (RFC 6454 section 7.3: one at most) and ``Authorization`` (one set of credentials, RFC 9110 section 11.6.2).
+  Were a repeat allowed, a proxy reading the last copy and this server reading the first would judge different
+  requests: one would check the host or token the other never sees.
 * SEP-2243 parameter headers: an ``Mcp-Param-*`` value is literal text, or ``=?base64?...?=`` for text that
   does not fit in a header; it must say the same as the argument in the body.
 """
@@ -20,6 +24,7 @@ from .._errors import UsageError
 __all__ = [
     "DEFAULT_ALLOWED_HOSTS",
     "HostRules",
+    "SINGLE_HEADERS",
     "accepts",
     "allow_list_entry",
     "decode_param_header",
@@ -31,6 +36,7 @@ __all__ = [
 ]
 
 DEFAULT_ALLOWED_HOSTS: Final = ("localhost", "127.0.0.1", "[::1]")
+SINGLE_HEADERS: Final = frozenset({"host", "origin", "authorization"})
 _BASE64_WRAPPER: Final = ("=?base64?", "?=")
 _DEFAULT_PORTS: Final = {"http": "80", "https": "443"}
 

@@ -1,0 +1,139 @@
+"""Hostile clients against a real server (``tests/hostile_server.py`` under uvicorn, on loopback) while normal calls
+go on: nothing is lost, the server's memory stays bounded and the normal calls keep their latency, judged against
+a baseline taken in the same run (``hostile_support``).
+
+Attacks here: endless headers on each HTTP stack (431 at 16 KiB), bearer tokens no verifier should choke on
+(headers naming another key type, made-up key ids, a shared-secret algorithm, garbage), lone surrogates in ids and
+arguments (-32700), and repeated Host, Origin and Authorization headers (400). Session-level attacks fit the same
+harness: an attack is a function of (port, stop event), a caller makes one normal call.
+
+The quick variant runs in the README's test command (the fast stack only where the ``http-fast`` extra is
+installed); with ``CI`` set the heavier one runs: more connections and calls, longer, every attack on both stacks,
+and a missing fast stack fails instead of skipping.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import secrets
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("jwt")
+
+from hostile_support import (
+    IN_CI,
+    STATELESS_HEADERS,
+    EchoCaller,
+    Served,
+    endless_headers,
+    post,
+    raw_requests,
+    stateless_call,
+    under_attack,
+)
+from jwt_support import JWKSServer, forged, mint, rsa_key
+
+AUDIENCE = "http://127.0.0.1/mcp"
+HEAVY = IN_CI
+# Normal calls per phase (before, then during the attack), the pause before each, and the memory a run may add.
+CALLS, PACE = (100, 0.05) if HEAVY else (20, 0.015)
+MEMORY_MIB = 32
+
+
+def need_stack(stack: str) -> None:
+    if stack == "fast" and not all(importlib.util.find_spec(name) for name in ("uvloop", "httptools")):
+        message = "the fast stack needs the http-fast extra (uvloop, httptools)"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def key() -> Any:
+    return rsa_key()
+
+
+@pytest.fixture(scope="module")
+def jwks(key: Any) -> Iterator[JWKSServer]:
+    with JWKSServer({"k1": key}) as server:
+        yield server
+
+
+@pytest.fixture(scope="module", params=["standard", "fast"])
+def server(request: pytest.FixtureRequest, jwks: JWKSServer) -> Iterator[Served]:
+    need_stack(request.param)
+    with Served("--stack", request.param, "--jwks", jwks.url, "--audience", AUDIENCE) as served:
+        yield served
+    assert "Traceback" not in served.errors()
+
+
+@pytest.fixture(scope="module")
+def token(key: Any) -> str:
+    return mint(key, AUDIENCE, exp=int(time.time()) + 3600)
+
+
+def test_endless_headers_are_cut_off_at_16_kib_on_each_stack(server: Served, token: str) -> None:
+    # httptools has no limit of its own: four such connections took the server past a gigabyte in three seconds.
+    attack = endless_headers(connections=12 if HEAVY else 4)
+    outcome = under_attack(server, [attack], caller=EchoCaller(token=lambda: token), calls=CALLS, pace=PACE)
+    outcome.assert_held(memory_mib=MEMORY_MIB)
+    statuses = outcome.results[0]
+    # Our cap answers (431), not a parser's own limit (h11 says 400); None: a connection stopped mid-attack.
+    assert 431 in statuses and set(statuses) <= {431, None}, statuses
+
+
+def test_junk_tokens_surrogates_and_repeated_headers_are_refused_while_calls_go_on(
+    server: Served, token: str, key: Any, jwks: JWKSServer, request: pytest.FixtureRequest
+) -> None:
+    if not HEAVY and "fast" in request.node.callspec.id:
+        pytest.skip("these attacks are the app's, not the HTTP stack's: the quick variant runs them on one stack")
+    body = stateless_call(1, "hi")
+    bearer = ("Authorization", f"Bearer {token}")
+    junk = [
+        forged({"alg": "ES256", "kid": "k1"}, AUDIENCE),  # another key type's algorithm: was pyjwt's TypeError, a 500
+        forged({"alg": "EdDSA", "kid": "k1"}, AUDIENCE),
+        forged({"alg": "HS256", "kid": "k1"}, AUDIENCE),  # the public key as a shared secret
+        forged({"alg": "none", "kid": "k1"}, AUDIENCE, signature=b""),
+        forged({"alg": "RS256", "kid": {"nested": ["kid"]}}, AUDIENCE),
+        forged({"alg": "RS256", "kid": "k1"}, AUDIENCE),  # a signature nobody made
+        "eyJ" + "W" * 2000 + ".e30.AA",
+        "not-a-jwt",
+        *(mint(key, AUDIENCE, kid=secrets.token_hex(8)) for _ in range(10)),  # made-up key ids: no fetch each
+    ]
+    tokens = raw_requests(
+        [post(body, headers=[("Authorization", f"Bearer {t}"), *STATELESS_HEADERS]) for t in junk],
+        repeat=20 if HEAVY else 3,
+    )
+    surrogates = raw_requests(
+        [
+            post(stateless_call(2, "x", raw_id='"\\ud800"'), headers=[bearer, *STATELESS_HEADERS]),
+            post(stateless_call(3, "x", raw_text='"a\\udfffb"'), headers=[bearer, *STATELESS_HEADERS]),
+        ],
+        repeat=5,
+    )
+    two_hosts = [("Host", "127.0.0.1"), ("Host", "evil.example")]
+    repeated = raw_requests(
+        [
+            post(body, host=None, headers=[*two_hosts, bearer, *STATELESS_HEADERS]),
+            post(body, headers=[("Origin", "http://localhost"), ("Origin", "http://evil.example"), bearer]),
+            post(body, headers=[bearer, ("Authorization", "Bearer another"), *STATELESS_HEADERS]),
+        ],
+        repeat=5,
+    )
+    fetched = jwks.fetches
+    attacks = [tokens, surrogates, repeated]
+    outcome = under_attack(server, attacks, caller=EchoCaller(token=lambda: token), calls=CALLS, pace=PACE)
+    outcome.assert_held(memory_mib=MEMORY_MIB)
+    token_answers, surrogate_answers, repeated_answers = outcome.results
+    assert {status for status, _ in token_answers} == {401}, token_answers[:3]
+    assert {status for status, _ in surrogate_answers} == {400}
+    errors = [json.loads(answer)["error"] for _, answer in surrogate_answers]
+    assert all(e["code"] == -32700 and "unpaired surrogate" in e["message"] for e in errors), errors[:2]
+    assert {status for status, _ in repeated_answers} == {400}, repeated_answers[:3]
+    assert jwks.fetches - fetched <= 1  # pyjwt >= 2.14: one refresh per 30 s cooldown at most
