@@ -32,7 +32,10 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 nitpicky = True
 nitpick_ignore_regex = [
     # The standard library and the built-in types (no intersphinx: it would fetch inventories at build time).
-    (r"py:.*", r"(typing|typing_extensions|collections\.abc|contextlib|types|enum|datetime|pathlib|decimal|logging)\..*"),
+    (
+        r"py:.*",
+        r"(typing|typing_extensions|collections\.abc|contextlib|types|enum|datetime|pathlib|decimal|logging)\..*",
+    ),
     (r"py:.*", r"(str|int|float|bool|bytes|dict|list|tuple|set|frozenset|object|type|None|BaseException|Exception)"),
     # Internal modules and type variables a public signature mentions: not part of the reference on purpose.
     (r"py:.*", r"mcptools(\.\w+)*\._\w+.*"),

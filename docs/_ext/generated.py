@@ -81,7 +81,7 @@ def _where(cls: type) -> str:
 def error_tree() -> str:
     """The hierarchy as a text drawing: each class, what else it is, and what it means."""
     classes = error_classes()
-    depth = {mcptools.MCPToolsError: 0}
+    depth: dict[type, int] = {mcptools.MCPToolsError: 0}
     for cls in classes[1:]:
         parent = next(base for base in cls.__mro__[1:] if base in depth)
         depth[cls] = depth[parent] + 1

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import generated
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
-
-import generated
 
 # What each name draws, and whether it is Markdown to parse (a table) or text to show as is (a drawing).
 PARTS: dict[str, tuple[Callable[[], str], bool]] = {
