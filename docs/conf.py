@@ -19,7 +19,7 @@ extensions = [
 ]
 
 source_suffix = {".md": "markdown"}
-exclude_patterns = ["_build", "README.md"]
+exclude_patterns = ["_build"]
 root_doc = "index"
 
 # Markdown: ``[text](page.md#a-heading)`` links resolve to headings down to ###, and a link that points nowhere
@@ -47,7 +47,7 @@ nitpick_ignore_regex = [
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
-autodoc_default_options = {"show-inheritance": True}
+autodoc_default_options: dict[str, object] = {}
 
 html_theme = "furo"
 html_title = "mcptools"
