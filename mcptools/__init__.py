@@ -3,7 +3,7 @@
 Define tools with ``@registry.tool`` (or mark them with ``@tool`` and ``registry.add`` them later); the input
 schema comes from the type hints and docstring, arguments are validated by a compiled JSON Schema checker before
 the function runs, and ``registry.handle(message)`` answers JSON-RPC. Every exception mcptools raises on purpose
-derives from ``MCPToolsError`` (the tree is drawn in ``mcptools._errors``).
+derives from ``MCPToolsError`` (the documentation draws the tree from the classes).
 """
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING

@@ -1,21 +1,7 @@
-"""The SDK's error vocabulary: one base class, and every exception the package raises on purpose under it.
-
-    MCPToolsError                   catch this to catch anything mcptools raises deliberately
-    ├── ToolDefinitionError         (also a TypeError) a tool cannot be defined as written; raised at decoration
-    ├── ToolDefinitionWarning       (also a UserWarning) a tool works as written but likely not as meant; warned
-    ├── SchemaError                 (also a ValueError) a JSON Schema is not valid; raised when it is compiled
-    ├── UsageError                  (also a ValueError and a TypeError) an option or argument mcptools cannot take
-    ├── MissingDependency           (also an ImportError) a feature needs an extra that is not installed
-    ├── ToolNotFound                (also a KeyError) no tool of that name is registered
-    ├── ToolError                   raised BY a tool: its message goes to the model as an isError result
-    │   └── ElicitationError        the user's answer to ``ctx.elicit`` does not fit the form
-    ├── ProtocolError               answer the request with this JSON-RPC error instead of a result
-    ├── ClientRequestError          the client answered a Context request (elicit, sample, roots) with an error
-    ├── LifespanError               (also a RuntimeError) ``ctx.state`` read while the lifespan is not running
-    ├── URLElicitationRequired      raised BY a tool: the user must visit URLs first (-32042, or input_required)
-    ├── TargetError                 a command-line TARGET names no registry
-    ├── StubgenError                ``mcptools stubgen`` could not read the tools it was pointed at
-    └── TaskStoreError              (also a ValueError) a task store cannot be opened, or refused a write
+"""The SDK's error vocabulary: one base class, ``MCPToolsError``, and every exception the package raises on purpose
+under it, all defined in this module (``tests/test_public_api.py`` walks the package to hold it so). The tree is
+drawn from these classes, never by hand: the documentation's errors page draws it at build time
+(``docs/_ext/generated.py``), and ``tests/test_docs_generated.py`` holds the drawing to every public exception.
 
 Definition-time problems (a tool or a schema that can never work) raise at decoration or compile time, so the
 developer sees them before any client does. Call-time problems become JSON-RPC errors or ``isError`` results in

@@ -1,8 +1,9 @@
 """Authorization for Streamable HTTP: the server as an OAuth 2.1 resource server (MCP authorization, 2025-11-25
-and 2026-07-28).
+and 2026-07-28)::
 
+    from mcptools import StreamableHTTPApp
     from mcptools.auth import AuthSettings, JWTVerifier
-    app = create_app(registry, auth=AuthSettings(
+    app = StreamableHTTPApp(registry, auth=AuthSettings(
         JWTVerifier(issuer="https://auth.example.com", audience="https://mcp.example.com/mcp",
                     jwks_url="https://auth.example.com/.well-known/jwks.json"),
         resource="https://mcp.example.com/mcp",

@@ -148,14 +148,16 @@ def test_the_package_raises_no_bare_built_in_error_on_purpose() -> None:
     assert not found, found
 
 
-def test_the_drawn_error_tree_names_every_public_exception() -> None:
+def test_the_readme_error_tree_names_every_public_exception() -> None:
+    # The README still draws the tree by hand until it becomes the docs' front page; the docs draw it from the
+    # classes (tests/test_docs_generated.py).
     import mcptools._errors
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     public = [getattr(mcptools, name) for name in mcptools.__all__]
     exceptions = [item for item in public if isinstance(item, type) and issubclass(item, BaseException)]
     assert len(exceptions) >= 8
-    for where, drawn in (("mcptools._errors", mcptools._errors.__doc__ or ""), ("README.md", readme)):
+    for where, drawn in (("README.md", readme),):
         assert re.search(r"^ +MCPToolsError\b", drawn, flags=re.M), f"the root is missing in {where}"
         for error in [*exceptions, mcptools._errors.TargetError, mcptools._errors.StubgenError]:
             if error is mcptools.MCPToolsError:

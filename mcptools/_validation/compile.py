@@ -139,9 +139,9 @@ def compile_schema(
 ) -> Validator:
     """Compile ``schema`` (a draft 2020-12 JSON Schema) into a ``Validator``.
 
-    ``format_assertion`` makes ``format`` reject strings not in date-time, date, time, email, uri, uuid, ipv4,
-    ipv6, hostname or duration format, or mcptools' own decimal and path (``formats.FORMAT_CHECKS``; by default
-    ``format`` is an annotation, as the dialect says). ``suggest_names`` adds
+    ``format_assertion`` makes ``format`` reject strings that do not have the form of a format the validator
+    knows (the table ``formats.FORMAT_CHECKS``, listed with each one's message on the documentation's types page,
+    which is drawn from it); by default ``format`` is an annotation, as the dialect says. ``suggest_names`` adds
     `` (did you mean 'x'?)`` to ``unexpected property`` errors when a declared name is close; off by default
     because the contract's strings are exact. ``resources`` maps URIs to schema documents that ``$ref`` may
     use; nothing is ever fetched. A draft-07 schema (its ``$schema`` says so) is first rewritten to its 2020-12

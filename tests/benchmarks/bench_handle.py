@@ -39,6 +39,8 @@ from typing import Any, Literal
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from charts import machine, write_charts
+
 import mcptools
 
 RESULTS = Path(__file__).with_name("RESULTS-handle.md")
@@ -529,18 +531,6 @@ def load() -> str:
         return "unknown"
 
 
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
-
-
 def handle_section(*, rounds: int, budget: float, clients: bool = True) -> list[str]:
     """Measure every row and return the section as markdown lines."""
     cases = asyncio.run(_collect_and_measure(rounds=rounds, budget=budget, clients=clients))
@@ -607,6 +597,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     options.out.write_text(text)
+    write_charts(options.out, kind=RESULTS.name)
 
 
 if __name__ == "__main__":

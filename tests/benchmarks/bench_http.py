@@ -46,6 +46,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from charts import machine, write_charts
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).with_name("RESULTS-http.md")
 PYTHON = sys.executable
@@ -255,6 +257,8 @@ def write_results(rows: dict[tuple[str, str], Row], args: argparse.Namespace, sk
         f"{os.cpu_count()} CPUs; uvicorn {version('uvicorn')}, mcp {version('mcp')}, fastmcp {version('fastmcp')}, "
         f"uvloop {version('uvloop')}, httptools {version('httptools')}.",
         "",
+        f"- Machine: {machine()}",
+        "",
         "Equal footing: official, fastmcp and `mcptools` all run uvicorn's standard stack (asyncio, h11);",
         "`mcptools-fast` is the same `mcptools serve` command on uvloop + httptools (extra `http-fast`).",
         "",
@@ -284,6 +288,7 @@ def write_results(rows: dict[tuple[str, str], Row], args: argparse.Namespace, sk
     text = "\n".join(out)
     if not args.no_write:
         RESULTS.write_text(text)
+        write_charts(RESULTS)
     return text
 
 

@@ -40,6 +40,8 @@ from typing_extensions import TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from charts import machine, write_charts
+
 import mcptools
 
 RESULTS = Path(__file__).with_name("RESULTS-register.md")
@@ -319,6 +321,7 @@ def main() -> None:
         "machine wall time is the same.",
         "",
         f"- Python {platform.python_version()} ({platform.python_implementation()})",
+        f"- Machine: {machine()}",
         f"- Packages: {_versions()}",
         *[
             f"- {name}: not installed, so not measured (`pip install {name}` to compare)"
@@ -346,6 +349,7 @@ def main() -> None:
     print(text)
     if not arguments.quick:
         RESULTS.write_text(text, encoding="utf-8")
+        write_charts(RESULTS)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from charts import machine, write_charts
 from schemas import CASES
 
 Checker = Callable[[Any], Any]
@@ -220,6 +221,8 @@ def main() -> None:
         f"Python {platform.python_version()} on {platform.machine()}, {platform.system()}; "
         "`tests/benchmarks/bench_validation.py`. Lower is better.",
         "",
+        f"- Machine: {machine()}",
+        "",
     ]
     start_load = os.getloadavg()[0]
     for section in SECTIONS:
@@ -230,6 +233,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     options.out.write_text(text)
+    write_charts(options.out)
 
 
 if __name__ == "__main__":
