@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import mcptools
-from mcptools._schema.stdtypes import STD_TYPES
 from mcptools._errors import TargetError
+from mcptools._schema.stdtypes import STD_TYPES
 from mcptools._validation.formats import FORMAT_CHECKS
 from mcptools._validation.messages import format_failure
 
