@@ -162,3 +162,51 @@ def test_the_refused_arguments_prefix_is_written_in_one_place() -> None:
             ):
                 places.append(f"{path.relative_to(ROOT.parent)}:{node.lineno}")
     assert len(places) == 1 and places[0].startswith("mcptools/_validation/messages.py:"), places
+
+
+# -- length ------------------------------------------------------------------------------------------------------
+
+MAX_FUNCTION_LINES = 60
+MAX_MODULE_LINES = 600
+
+
+def _justified(lines: list[str], first: int) -> bool:
+    """Whether a ``# Long:`` comment stands right above line ``first`` (1-based), over any comment lines."""
+    above = first - 2
+    while above >= 0 and lines[above].lstrip().startswith("#"):
+        if lines[above].lstrip().startswith("# Long:"):
+            return True
+        above -= 1
+    return False
+
+
+def too_long(source: str) -> list[str]:
+    """The functions over ``MAX_FUNCTION_LINES`` lines and the module, if over ``MAX_MODULE_LINES``, that no
+    ``# Long:`` comment explains (above the function and its decorators; anywhere in the module for it)."""
+    lines = source.splitlines()
+    found = []
+    if len(lines) > MAX_MODULE_LINES and not any(line.startswith("# Long:") for line in lines):
+        found.append(f"the module has {len(lines)} lines")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+            if length > MAX_FUNCTION_LINES and not _justified(lines, first):
+                found.append(f"{node.name} (line {node.lineno}) has {length} lines")
+    return found
+
+
+def test_the_length_detector_counts_and_reads_the_reason() -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(61))
+    assert too_long(f"def long():\n{body}\n") == ["long (line 1) has 62 lines"]
+    assert too_long(f"# Long: a table, read top-down.\ndef long():\n{body}\n") == []
+    assert too_long("x = 1\n" * 601) == ["the module has 601 lines"]
+
+
+def test_functions_and_modules_stay_short_or_say_why() -> None:
+    problems = [
+        f"{path.relative_to(ROOT.parent)}: {problem}; split it, or say why it is one piece in a '# Long:' comment"
+        for path in sorted(ROOT.rglob("*.py"))
+        for problem in too_long(path.read_text(encoding="utf-8"))
+    ]
+    assert not problems, "\n".join(problems)

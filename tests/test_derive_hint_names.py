@@ -11,7 +11,7 @@ from typing import Annotated, Any, ClassVar, Literal, Optional
 import pytest
 import typing_extensions
 
-from mcptools._schema.hints import resolve_hints
+from mcptools._schema.annotations import resolve_hints
 
 
 class Color(enum.Enum):

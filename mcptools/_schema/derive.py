@@ -24,10 +24,11 @@ from .._context import Context
 from .._convert import build_arguments_converter
 from .._errors import ToolDefinitionError, ToolDefinitionWarning
 from .._json import JSONObject
+from .annotations import resolve_hints
 from .defaults import surely_accepts
 from .docstrings import parse_docstring
 from .emit import SchemaEmitter
-from .hints import HintError, HintReader, resolve_hints
+from .hints import HintError, HintReader
 from .jsonify import jsonify, to_json
 from .model import (
     MISSING,
@@ -125,32 +126,40 @@ def derive_tool(
         output_schema, serialize_output, output_wrapped = None, None, False
     if input_schema is not None:
         _raise_problems(label, problems)
-        schema = _check_explicit_schema(label, signature, context_param, input_schema)
-        return DerivedTool(
-            input_schema=schema,
-            description=doc.description,
-            convert=None,
-            context_param=context_param,
-            output_schema=output_schema,
-            serialize_output=serialize_output,
-            output_wrapped=output_wrapped,
-        )
-    read = _parameters(label, doc.params, signature, hints, context_param, localns, problems)
+        schema, convert = _check_explicit_schema(label, signature, context_param, input_schema), None
+    else:
+        schema, convert = _derived_schema(fn, label, doc.params, signature, hints, context_param, localns, problems)
+    return DerivedTool(
+        input_schema=schema,
+        description=doc.description,
+        convert=convert,
+        context_param=context_param,
+        output_schema=output_schema,
+        serialize_output=serialize_output,
+        output_wrapped=output_wrapped,
+    )
+
+
+def _derived_schema(
+    fn: Callable[..., Any],
+    label: str,
+    described: dict[str, str],
+    signature: inspect.Signature,
+    hints: dict[str, Any],
+    context_param: str | None,
+    localns: Mapping[str, Any] | None,
+    problems: list[str],
+) -> tuple[JSONObject, Callable[[dict[str, Any]], dict[str, Any]] | None]:
+    """The input schema read from the parameters, and the converter of their arguments; every problem found on
+    the way (and before it, in ``problems``) raised as one error."""
+    read = _parameters(label, described, signature, hints, context_param, localns, problems)
     emitter = SchemaEmitter([field.node for field in read.fields] + ([read.extra] if read.extra is not None else []))
     schema = emitter.finish(emitter.object_schema(read.fields, read.extra, closed=read.closed))
     _check_defaults(label, read.fields, schema, problems)
     _raise_problems(label, problems)
     if read.unannotated:
         _warn_unannotated(fn, label, read.unannotated)
-    return DerivedTool(
-        input_schema=schema,
-        description=doc.description,
-        convert=build_arguments_converter(read.fields, read.extra, read.fills),
-        context_param=context_param,
-        output_schema=output_schema,
-        serialize_output=serialize_output,
-        output_wrapped=output_wrapped,
-    )
+    return schema, build_arguments_converter(read.fields, read.extra, read.fills)
 
 
 def _raise_problems(label: str, problems: list[str]) -> None:
