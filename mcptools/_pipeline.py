@@ -123,11 +123,13 @@ def prepare(call: Call) -> bool:
         # The registry's repair=, or the ones this call chose, made only to arguments that failed, and only where
         # one could ever apply to this tool (answered once per tool: see Tool.repairable_by).
         enabled = call.repairs if call.repairs is not None else call.source.repair
-        repaired = (
-            repair_arguments(enabled, tool.name, tool.input_schema, validator, arguments)
-            if enabled and tool.repairable_by(enabled)
-            else None
-        )
+        repaired = None
+        if enabled:
+            could = tool.repairable.get(enabled)
+            if could is None:
+                could = tool.repairable_by(enabled)
+            if could:
+                repaired = repair_arguments(enabled, tool.name, tool.input_schema, validator, arguments)
         if repaired is None:
             call.result = invalid_arguments_result(validator.errors(arguments))
             return False

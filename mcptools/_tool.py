@@ -323,7 +323,6 @@ class Tool:
 
     __slots__ = (
         "_output_checker",
-        "_repairable",
         "annotations",
         "context_param",
         "convert",
@@ -337,6 +336,7 @@ class Tool:
         "name",
         "needs_loop",
         "output_schema",
+        "repairable",
         "scopes",
         "serialize_output",
         "tags",
@@ -346,7 +346,8 @@ class Tool:
     )
 
     _output_checker: Validator | None
-    _repairable: dict[frozenset[str], bool]
+    repairable: dict[frozenset[str], bool]
+    """``repairable_by``'s answers so far, read first on the invalid-arguments path (one dict lookup)."""
     fn: Callable[..., Any]
     name: str
     title: str | None
@@ -419,7 +420,7 @@ class Tool:
             "needs_loop": is_async or derived.context_param is not None or options.timeout is not None,
             "exported": exported,
             "_output_checker": None,
-            "_repairable": {},
+            "repairable": {},
         }
         for field, value in built.items():
             object.__setattr__(self, field, value)
@@ -442,9 +443,9 @@ class Tool:
     def repairable_by(self, repairs: frozenset[str]) -> bool:
         """Whether any of ``repairs`` could ever apply to this tool's arguments (``mcptools._repair``), answered
         once per set of repairs: an invalid call to a tool no repair can reach skips the repair walk."""
-        known = self._repairable.get(repairs)
+        known = self.repairable.get(repairs)
         if known is None:
-            known = self._repairable[repairs] = could_repair(self.input_schema, repairs)
+            known = self.repairable[repairs] = could_repair(self.input_schema, repairs)
         return known
 
     def _listing(self) -> dict[str, Any]:

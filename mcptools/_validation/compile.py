@@ -219,15 +219,7 @@ def _build(
     generator = Generator(specs, dynamic=dynamic)
     generator.write_entry("is_valid", root, "return False", "True", "False")
     if not dynamic and is_simple(specs, root):
-        entry = ErrorGenerator(specs, generator, hints=hints).write_all(root)
-        # No valid-path prefix here: the generated checks report only failures, so a valid instance gets [] from
-        # them at about the prefix's own cost, and the pipeline asks for errors only after is_valid said no.
-        w = generator.w
-        with w.block("def errors(x)"):
-            with w.block("try"):
-                w(_capped(f"{entry}(x)"))
-            with w.block("except RecursionError"):
-                w("return [TOO_DEEP]")
+        ErrorGenerator(specs, generator, hints=hints).write_all(root)
         generator.write_pending()
         return _finish(generator)
     collectors = Collectors(specs, generator, hints=hints)

@@ -175,18 +175,23 @@ class ErrorGenerator:
             self._queue.append((name, node))
         return name
 
-    def write_all(self, root: Located) -> str:
+    def write_all(self, root: Located) -> None:
+        """The entry ``errors(x)`` and every function it needs. No valid-path prefix: the generated checks
+        report only failures, so a valid instance gets ``[]`` at about a prefix's own cost, and the pipeline asks
+        for errors only once ``is_valid`` said no; a value nested too deeply for the stack is ``TOO_DEEP``."""
         root_function = self.function(root)
-        entry = self.gen.temp("errors_of")
         w = self.gen.w
-        with w.block(f"def {entry}(x)"):
+        with w.block("def errors(x)"):
             w("out = []")
-            w(f"{root_function}(x, '', out)")
-            w("return out")
+            with w.block("try"):
+                w(f"{root_function}(x, '', out)")
+            with w.block("except RecursionError"):
+                w("return [TOO_DEEP]")
+            # Inline length test: a short list (every contract example) costs one len(), no extra call.
+            w("return out if len(out) <= MAX_ERRORS else CAP(out)")
         while self._queue:
             name, node = self._queue.pop()
             self._write(name, self.specs.spec(node))
-        return entry
 
     def _checks(self, spec: Spec, var: str) -> tuple[str | None, list[tuple[str, str]], list[tuple[str, str]]]:
         """(known type, checks that end the location: type/enum/const, checks reported first-failure only)."""
