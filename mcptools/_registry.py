@@ -410,8 +410,8 @@ class ToolRegistry:
     def handle(self, message: object) -> dict[str, Any] | None:
         """Answer one decoded JSON-RPC message; ``None`` for a notification. Never raises.
 
-        Sync tools run inline in the caller's thread; an async tool, or one taking a ``Context``, runs on an
-        event loop of its own (see ``_pipeline``)."""
+        Sync tools run inline in the caller's thread; a call that needs an event loop (an async tool, a
+        ``Context``, a time limit, middleware) runs on one this thread keeps (see ``_pipeline``)."""
         engine = self._engine
         if engine is None:
             engine = self.engine

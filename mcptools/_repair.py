@@ -37,7 +37,7 @@ __all__ = [
 logger = logging.getLogger("mcptools")
 
 REPAIRS: Final = ("number-text", "boolean-text", "json-text", "single-item", "null-absent")
-# On by default for MCP servers (ToolRegistry), off everywhere else: see the README's "Repair" section.
+# On by default for MCP servers (ToolRegistry), off everywhere else: see "Repair" in docs/guides/errors.md.
 DEFAULT_REPAIRS: Final = ("json-text",)
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _MAX_DEPTH: Final = 64

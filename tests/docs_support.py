@@ -38,9 +38,12 @@ from sybil.parsers.myst.lexers import DirectiveLexer
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+README = ROOT / "README.md"
 
 # Programs a shell block may name besides mcptools and pip: what a reader runs to set up, never our code.
-SHELL_PROGRAMS = frozenset({"python3", "python", ".venv/bin/python", "uvicorn", "npx", "claude", "openssl", "export"})
+SHELL_PROGRAMS = frozenset(
+    {"python3", "python", ".venv/bin/python", ".venv/bin/pytest", "uvicorn", "npx", "claude", "openssl", "export"}
+)
 NOT_CODE = frozenset({"text"})
 
 

@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "tests" / "benchmarks"
@@ -59,3 +60,21 @@ def test_the_benchmarks_page_shows_every_chart() -> None:
     page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     shown = set(re.findall(r"\]\(benchmarks/([\w-]+\.svg)\)", page))
     assert shown == {path.name for path in charts().CHARTS.glob("*.svg")}
+
+
+def test_the_stdio_chart_reads_what_bench_stdio_writes() -> None:
+    # The writer's table and the chart's reader are held together on figures made up here (the benchmark itself
+    # is never run by the suite): each server's median, the ratio against mcptools, the floor in the subtitle.
+    module = charts()
+    bench = importlib.import_module("bench_stdio")
+    medians = {"mcptools": 50e-6, "mcptools standard": 90e-6, "mcp": 450e-6, "fastmcp": 800e-6, "pipe": 7e-6}
+    servers = [bench.Server(name, cast(Any, None), [value] * 4) for name, value in medians.items()]
+    [chart] = module.stdio_charts(bench.report(servers, batches=4, calls=10))
+    [(_, bars)] = chart.groups
+    assert [(bar.label, bar.text, bar.ours, bar.ratio) for bar in bars] == [
+        ("mcptools", "50.0 µs", True, ""),
+        ("mcptools standard", "90.0 µs", True, ""),
+        ("mcp", "450.0 µs", False, "mcptools 9.00x faster"),
+        ("fastmcp", "800.0 µs", False, "mcptools 16x faster"),
+    ]
+    assert "the pipe and client alone: 7.0 µs" in chart.subtitle and "Python 3." in chart.subtitle

@@ -1,6 +1,7 @@
-"""Every code block on every documentation page runs (or, for commands to type, is checked), and a block that
-shows output has its output checked: the pages cannot drift from the code. How each language is run is said in
-tests/docs_support.py; a page is one test, its blocks run in order in one namespace, as a reader follows it."""
+"""Every code block on every documentation page, and in the README (the site's front door), runs (or, for
+commands to type, is checked), and a block that shows output has its output checked: the pages cannot drift from
+the code. How each language is run is said in tests/docs_support.py; a page is one test, its blocks run in order
+in one namespace, as a reader follows it."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import unittest
 from pathlib import Path
 
 import pytest
-from docs_support import DOCS, Background, in_ci, pages, parse, python_path
+from docs_support import README, ROOT, Background, in_ci, pages, parse, python_path
 
-PAGES = pages()
+PAGES = [*pages(), README]
 
 
 def test_there_are_pages_and_blocks_to_run() -> None:
@@ -19,7 +20,7 @@ def test_there_are_pages_and_blocks_to_run() -> None:
     assert sum(len(list(parse(page))) for page in PAGES) >= 50
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(DOCS)) for page in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(ROOT)) for page in PAGES])
 def test_every_block_of_the_page_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A page's files (server.py, weather.py) are written to, and imported from, a fresh directory.
     monkeypatch.chdir(tmp_path)

@@ -1,16 +1,21 @@
 """The parts of the docs drawn from the code (docs/_ext/generated.py): the error tree names every exception
 mcptools raises on purpose, each under its parent; the format table lists every format the validator checks,
 with the words a model reads; the standard types table lists every standard type a tool takes; and the pages
-put them where they belong. No docs build is needed: the drawings are plain functions of the code."""
+the serving options table lists every option of ``ServeSettings`` with the flag ``mcptools serve`` really takes;
+and the pages put them where they belong. No docs build is needed: the drawings are plain functions of the code."""
 
 from __future__ import annotations
 
 import re
 import sys
 from pathlib import Path
+from typing import get_type_hints
+
+from docs_support import check_mcptools_argv
 
 import mcptools
 from mcptools._errors import TargetError
+from mcptools._options import ServeSettings
 from mcptools._schema.stdtypes import STD_TYPES
 from mcptools._validation.formats import FORMAT_CHECKS
 from mcptools._validation.messages import format_failure
@@ -82,8 +87,28 @@ def test_the_standard_types_table_lists_every_standard_type() -> None:
     assert '`{"type": ["string", "number"], "format": "duration"}`' in table
 
 
+def test_the_serving_options_table_lists_every_option_as_the_command_takes_it() -> None:
+    table = generated.serve_options_table()
+    rows = {line.split("|")[1].strip(): line for line in table.splitlines()[2:]}
+    options = get_type_hints(ServeSettings, include_extras=True)
+    assert set(rows) == {f"`{key}=`" for key in options}
+    assert "`--allow-host HOST (repeatable)`" in rows["`allowed_hosts=`"]
+    assert "`--stack {auto,standard,fast}` | `'auto'` | stdio and HTTP" in rows["`stack=`"]
+    assert "(no flag) | none | HTTP | a `mcptools.auth.AuthSettings` object" in rows["`auth=`"]
+    # Every flag the table shows is one `mcptools serve` parses, with a value where it shows one.
+    for key, line in rows.items():
+        shown = re.search(r"`(--[a-z-]+)(?: \{(\w+)| ([A-Z]+))?", line)
+        if shown is None:
+            continue
+        flag, choice, metavar = shown.groups()
+        value = [choice] if choice else ["1"] if metavar else []
+        assert check_mcptools_argv(["serve", "app.py", flag, *value]) is None, key
+
+
 def test_the_pages_show_the_drawings() -> None:
     assert "```{mcptools-generated} error-tree" in (DOCS / "guides" / "errors.md").read_text(encoding="utf-8")
     types = (DOCS / "guides" / "types.md").read_text(encoding="utf-8")
     assert "```{mcptools-generated} formats" in types and "```{mcptools-generated} std-types" in types
-    assert set(generated.__all__) >= {"error_tree", "format_table", "std_types_table"}
+    serving = (DOCS / "guides" / "serving.md").read_text(encoding="utf-8")
+    assert "```{mcptools-generated} serve-options" in serving
+    assert set(generated.__all__) >= {"error_tree", "format_table", "serve_options_table", "std_types_table"}

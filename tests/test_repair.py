@@ -192,8 +192,8 @@ def test_provider_run_repair_option() -> None:
 
 
 def test_provider_run_repair_option_is_the_whole_set() -> None:
-    # The README: the provider run functions follow the registry unless given repair=; given, it is the set used,
-    # so repair=False (or a list without json-text) turns off the MCP default too.
+    # The docs (guides/errors.md): the provider run functions follow the registry unless given repair=; given, it
+    # is the set used, so repair=False (or a list without json-text) turns off the MCP default too.
     registry = _registry()
     block = {"type": "tool_use", "id": "t", "name": "book", "input": {"where": '{"city": "Oslo"}', "days": "2"}}
     text = "Invalid arguments: property 'where' must be object; property 'days' must be integer"
@@ -222,13 +222,13 @@ def test_provider_run_repair_option_reaches_the_pipeline_from_inside_a_running_l
     }
 
 
-def test_readme_table_lists_every_repair() -> None:
+def test_the_docs_table_lists_every_repair() -> None:
     from pathlib import Path
 
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    section = readme.split("### Repair", 1)[1].split("\n## ", 1)[0]
+    page = (Path(__file__).parent.parent / "docs" / "guides" / "errors.md").read_text(encoding="utf-8")
+    section = page.split("## Repair", 1)[1].split("\n## ", 1)[0]
     for name in REPAIRS:
-        assert f"`{name}`" in section
+        assert f"| `{name}` |" in section
 
 
 # -- properties ----------------------------------------------------------------------------------------------

@@ -3,25 +3,30 @@
 ``error_tree()`` draws the exception hierarchy from the classes themselves (every subclass of
 ``MCPToolsError`` defined in the package); ``format_table()`` lists the ``format`` values the validator checks
 (``FORMAT_CHECKS``) with the words a model reads when a value fails one (``FORMAT_WORDS``);
-``std_types_table()`` lists the standard Python types a tool may take and the schema each gets (``STD_TYPES``).
+``std_types_table()`` lists the standard Python types a tool may take and the schema each gets (``STD_TYPES``);
+``serve_options_table()`` lists the serving options, each once as ``registry.run`` takes it and as ``mcptools
+serve`` spells it (``ServeSettings``, with the flags its own ``add_arguments`` makes).
 The Sphinx extension beside this file (``mcptools_docs``) puts them on the pages; ``tests/test_docs_generated.py``
 holds them to the code. Plain functions of the code: no Sphinx import, so the tests need no docs build.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import inspect
 import json
 import pkgutil
 import re
+from typing import Any, get_args, get_type_hints
 
 import mcptools
+from mcptools._options import ServeSettings, add_arguments
 from mcptools._schema.stdtypes import STD_TYPES
 from mcptools._validation.formats import FORMAT_CHECKS
 from mcptools._validation.messages import format_failure
 
-__all__ = ["error_classes", "error_tree", "format_table", "std_types_table"]
+__all__ = ["error_classes", "error_tree", "format_table", "serve_options_table", "std_types_table"]
 
 # Exceptions of the standard library a class also derives from, named in the drawing ("also a TypeError") since
 # code may catch them by that name.
@@ -147,3 +152,61 @@ def std_types_table() -> str:
     for entry in STD_TYPES:
         lines.append(f"| `{entry.cls.__module__}.{entry.cls.__qualname__}` | {_code(entry.schema())} |")
     return "\n".join(lines)
+
+
+def _flags() -> dict[str, str]:
+    """Each serving option's ``mcptools serve`` flag as its help line writes it (``--allow-host HOST``), by key:
+    read from the parser ``add_arguments`` builds, so the table shows exactly what the command takes."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    flags: dict[str, str] = {}
+    for action in parser._actions:
+        flag = action.option_strings[0]
+        if action.choices is not None:
+            flag += " {" + ",".join(str(choice) for choice in action.choices) + "}"
+        elif action.nargs != 0:
+            flag += " " + (action.metavar if isinstance(action.metavar, str) else action.dest.upper())
+        if isinstance(action, argparse._AppendAction):
+            flag += " (repeatable)"
+        flags[action.dest] = flag
+    return flags
+
+
+def _default(value: Any) -> str:
+    """A default as ``registry.run`` reads it (Python's repr); "none" for an option that is off unless given."""
+    if value is None or value == ():
+        return "none"
+    return f"`{value!r}`"
+
+
+def _object_kind(kind: Any) -> str:
+    """``mcptools.auth.AuthSettings`` for ``AuthSettings | None``: the class an object option takes."""
+    classes = [arg for arg in (get_args(kind) or (kind,)) if arg is not type(None)]
+    return " or ".join(f"{cls.__module__}.{cls.__qualname__}" for cls in classes)
+
+
+def serve_options_table() -> str:
+    """The serving options (``ServeSettings``) as a Markdown table: the keyword of ``registry.run``, the flag of
+    ``mcptools serve``, the default, whether it applies to HTTP only, and what it does (the flag's help)."""
+    hints = get_type_hints(ServeSettings, include_extras=True)
+    flags = _flags()
+    lines = [
+        "| `registry.run(...)` | `mcptools serve` | default | transports | what it does |",
+        "|---|---|---|---|---|",
+    ]
+    for key, hint in hints.items():
+        kind, option = get_args(hint)[:2]
+        flag = f"`{flags[key]}`" if key in flags else "(no flag)"
+        # An option with no flag is a Python object (auth=): say what it takes instead of a help line.
+        what = option.help or f"a `{_object_kind(kind)}` object, from Python only"
+        where = "HTTP" if option.http_only else "stdio and HTTP"
+        lines.append(f"| `{key}=` | {flag} | {_default(option.default)} | {where} | {_escape(what)} |")
+    return "\n".join(lines)
+
+
+def _escape(text: str) -> str:
+    """A help line as Markdown that shows it as written: ``<token>`` is not HTML, a pipe does not end the cell,
+    and a ``--flag`` it names is code (not two dashes made into one)."""
+    for char in "\\<>|*_":
+        text = text.replace(char, "\\" + char)
+    return re.sub(r"(?<![\w-])(--[a-z][a-z-]*)", r"`\1`", text)

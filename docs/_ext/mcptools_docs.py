@@ -19,6 +19,7 @@ PARTS: dict[str, tuple[Callable[[], str], bool]] = {
     "error-tree": (generated.error_tree, False),
     "formats": (generated.format_table, True),
     "std-types": (generated.std_types_table, True),
+    "serve-options": (generated.serve_options_table, True),
 }
 
 

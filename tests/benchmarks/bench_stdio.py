@@ -5,12 +5,14 @@
     .venv/bin/python tests/benchmarks/bench_stdio.py --quick    # fewer, shorter batches, for a look
 
 Each server is a real subprocess serving the same weather tool over stdio, as an MCP client launches one: mcptools
-(``registry.run()``), the official SDK's ``MCPServer`` (``run("stdio")``) and fastmcp's ``FastMCP``. The client here
+(``registry.run()``: uvloop when installed), the same on asyncio's own loop (``registry.run(stack="standard")``),
+the official SDK's ``MCPServer`` (``run("stdio")``) and fastmcp's ``FastMCP``. The client here
 writes JSON lines to the server's stdin and reads its stdout, one request at a time (a round trip is one
 ``tools/call`` written and its response read), after the 2025-11-25 handshake; a "pipe" row is a process that
 answers every line with a canned response, the floor that the pipe and this client cost. Batches of all rows are
 interleaved round-robin, so drift of the machine hits every row alike; each row's figure is the median over the
-batches of (batch time / round trips). It is not a test: speed is only ever measured here.
+batches of (batch time / round trips). It is not a test: speed is only ever measured here. The chart on the docs'
+benchmarks page is redrawn from the results file on every run (``charts.write_charts``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from charts import machine, write_charts
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).with_name("RESULTS-stdio.md")
 
@@ -49,6 +53,9 @@ SERVERS: dict[str, str] = {
     "mcptools": "from mcptools import ToolRegistry\nserver = ToolRegistry('bench')\n"
     + TOOL
     + "server.add(weather)\nserver.run()\n",
+    "mcptools standard": "from mcptools import ToolRegistry\nserver = ToolRegistry('bench')\n"
+    + TOOL
+    + "server.add(weather)\nserver.run(stack='standard')\n",
     "mcp": "from mcp.server.mcpserver import MCPServer\nserver = MCPServer('bench')\n"
     + TOOL
     + "server.tool()(weather)\nserver.run('stdio')\n",
@@ -103,7 +110,7 @@ class Server:
 
 
 def start(name: str, folder: Path) -> Server:
-    script = folder / f"server_{name}.py"
+    script = folder / f"server_{name.replace(' ', '_')}.py"
     script.write_text(SERVERS[name], encoding="utf-8")
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "FASTMCP_LOG_LEVEL": "WARNING"}
     process = subprocess.Popen(
@@ -162,9 +169,10 @@ def report(servers: list[Server], batches: int, calls: int) -> str:
         f"Generated {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by "
         f"`tests/benchmarks/bench_stdio.py`: {batches} interleaved batches of {calls} round trips per server.",
         "",
-        f"- Python {platform.python_version()} ({platform.python_implementation()}), {platform.machine()}, "
-        f"{os.cpu_count()} CPUs, {platform.system()} {platform.release()}",
-        f"- Packages: mcptools {version('mcptools')}, mcp {version('mcp')}, fastmcp {version('fastmcp')}",
+        f"- Python {platform.python_version()} ({platform.python_implementation()})",
+        f"- Machine: {machine()}",
+        f"- Packages: mcptools {version('mcptools')}, mcp {version('mcp')}, fastmcp {version('fastmcp')}, "
+        f"uvloop {version('uvloop')} (the `mcptools` row's loop when installed; `mcptools standard`: asyncio's)",
         f"- Load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         "",
         "| server | median µs per round trip | IQR | round trips per second | mcptools' rate ÷ this one's |",
@@ -195,6 +203,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer, shorter batches")
     parser.add_argument("--no-write", action="store_true", help=f"print only, do not write {RESULTS.name}")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the results (and redraw the chart)")
     args = parser.parse_args()
     batches, calls = (5, 200) if args.quick else (21, 500)
     with tempfile.TemporaryDirectory() as folder:
@@ -211,7 +220,8 @@ def main() -> None:
     text = report(servers, batches, calls)
     print(text)
     if not args.no_write:
-        RESULTS.write_text(text, encoding="utf-8")
+        args.out.write_text(text, encoding="utf-8")
+        write_charts(args.out, kind=RESULTS.name)
 
 
 if __name__ == "__main__":

@@ -287,11 +287,39 @@ def http_charts(text: str) -> list[Chart]:
     ]
 
 
+def stdio_charts(text: str) -> list[Chart]:
+    rows = next(rows for _, rows in tables(text) if rows and "server" in rows[0])
+    measured = {row["server"]: number(row["median µs per round trip"]) for row in rows}
+    base = measured["mcptools"]
+    bars = tuple(
+        Bar(
+            server,
+            value,
+            f"{value:,.1f} µs",
+            server.startswith("mcptools"),
+            "" if server.startswith("mcptools") else _ratio(value, base),
+        )
+        for server, value in measured.items()
+        if server != "pipe"  # the floor, not a peer: named in the subtitle
+    )
+    floor = f"; the pipe and client alone: {measured['pipe']:,.1f} µs" if "pipe" in measured else ""
+    return [
+        Chart(
+            "stdio",
+            "stdio: sequential tools/call round trips, one server process each",
+            run_line(text) + floor,
+            "µs per round trip, median (lower is better)",
+            (("a sync tool, 2025-11-25 session, one request at a time", bars),),
+        )
+    ]
+
+
 READERS: dict[str, Callable[[str], list[Chart]]] = {
     "RESULTS-handle.md": handle_charts,
     "RESULTS.md": validation_charts,
     "RESULTS-register.md": register_charts,
     "RESULTS-http.md": http_charts,
+    "RESULTS-stdio.md": stdio_charts,
 }
 
 
