@@ -10,9 +10,10 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Final, get_origin, get_type_hints
+from typing import Any, Final, get_origin
 
 import typing_extensions
+from typing_extensions import get_type_hints
 
 __all__ = ["resolve_hints"]
 
