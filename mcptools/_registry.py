@@ -26,7 +26,17 @@ from ._middleware import Middleware, check_middleware, layers
 from ._protocol.engine import Engine
 from ._protocol.session import Session
 from ._repair import DEFAULT_REPAIRS, repairs_option
-from ._tool import Tool, ToolAnnotations, ToolDecorator, ToolOptions, ToolSettings, describe, marked_options, tool
+from ._tool import (
+    Tool,
+    ToolAnnotations,
+    ToolDecorator,
+    ToolOptions,
+    ToolSettings,
+    describe,
+    is_tool_name,
+    marked_options,
+    tool,
+)
 
 if TYPE_CHECKING:
     from ._options import ServeSettings
@@ -286,8 +296,11 @@ class ToolRegistry:
         """
         if not isinstance(other, ToolRegistry):
             raise ToolDefinitionError(f"registry.include: expected a ToolRegistry, got {type(other).__name__}")
-        if type(prefix) is not str:
-            raise ToolDefinitionError(f"registry.include: prefix must be a string, e.g. prefix='gh_', got {prefix!r}")
+        if type(prefix) is not str or (prefix and not is_tool_name(prefix)):
+            raise ToolDefinitionError(
+                f"registry.include: prefix must be a string of A-Z a-z 0-9 _ - . (a tool name's characters), "
+                f"e.g. prefix='gh_', got {prefix!r}"
+            )
         if other is self or self._reaches(other):
             raise ToolDefinitionError(
                 f"registry.include: {self.name!r} cannot include {other.name!r}: it would include itself"
@@ -335,6 +348,12 @@ class ToolRegistry:
         for other, prefix in self._includes:
             for name, member in other._every.items():
                 full = prefix + name
+                if not is_tool_name(full):
+                    raise ToolDefinitionError(
+                        f"registry {self.name!r}: tool {name!r} of included registry {other.name!r} would be served "
+                        f"as {full!r}, longer than MCP's 128 characters for a tool name; include it with a shorter "
+                        "prefix='...'"
+                    )
                 clash = every.get(full)
                 if clash is not None:
                     raise ToolDefinitionError(
@@ -412,10 +431,7 @@ class ToolRegistry:
 
         Sync tools run inline in the caller's thread; a call that needs an event loop (an async tool, a
         ``Context``, a time limit, middleware) runs on one this thread keeps (see ``_pipeline``)."""
-        engine = self._engine
-        if engine is None:
-            engine = self.engine
-        return engine.handle_sync(message)
+        return (self._engine or self.engine).handle_sync(message)
 
     async def handle_async(self, message: object) -> dict[str, Any] | None:
         """Answer one message from async code: async tools are awaited, sync ones run in a worker thread."""

@@ -8,6 +8,7 @@ Like pluggy's markers, the module-level ``@tool`` only tags a function; a regist
 from __future__ import annotations
 
 import contextlib
+import copy
 import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,6 +34,7 @@ __all__ = [
     "ToolOptions",
     "ToolSettings",
     "describe",
+    "is_tool_name",
     "marked_options",
     "tool",
 ]
@@ -140,6 +142,11 @@ class ToolOptions:
             field: getattr(self if field in self.given else base, field) for field in ToolSettings.__annotations__
         }
         return ToolOptions(**values, given=self.given | base.given)
+
+
+def is_tool_name(name: str) -> bool:
+    """MCP's tool-name rule: 1 to 128 characters from A-Z a-z 0-9 _ - ."""
+    return _TOOL_NAME.fullmatch(name) is not None
 
 
 def describe(fn: Callable[..., Any]) -> str:
@@ -383,7 +390,9 @@ class Tool:
     ) -> None:
         where = f"function {describe(fn)}"
         name = options.name or fn.__name__
-        explicit = dict(options.input_schema) if options.input_schema is not None else None
+        # A copy all the way down: what is published and what is validated stay the schema given here, whatever
+        # the caller does with its own dict afterwards.
+        explicit = copy.deepcopy(dict(options.input_schema)) if options.input_schema is not None else None
         derived = derive_tool(fn, input_schema=explicit, name=name)
         try:
             # A derived schema's formats are asserted: they come from types (datetime, UUID, ...) whose values the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from typing import Any
 
@@ -324,3 +325,42 @@ def test_did_you_mean_hints_are_opt_in() -> None:
     assert text_of(call(helpful, "weather", bad)) == (
         missing + "unexpected property 'locaton' (did you mean 'location'?)"
     )
+
+
+def test_an_explicit_schema_is_copied_so_the_caller_cannot_change_what_is_published_or_checked() -> None:
+    registry = ToolRegistry("copied")
+    published = {
+        "type": "object",
+        "properties": {"x": {"type": "integer"}},
+        "required": ["x"],
+        "additionalProperties": False,
+    }
+    schema: dict[str, Any] = copy.deepcopy(published)
+
+    def echo(x: int) -> str:
+        return str(x)
+
+    registry.add(echo, input_schema=schema)
+    schema["properties"]["x"]["type"] = "string"  # the caller's own dict, edited after registration
+    schema["required"].append("y")
+    [listed] = registry.list_tools()
+    assert listed["inputSchema"] == published
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"x": "a"}}}
+    answered = registry.handle(call)
+    assert answered is not None and answered["result"]["isError"] is True  # still checked as published
+
+
+@pytest.mark.parametrize(
+    ("prefix", "expected"),
+    [("bad prefix ", "prefix must be a string of A-Z"), ("p" * 128, "longer than MCP's 128 characters")],
+)
+def test_an_include_prefix_can_only_make_names_mcp_allows(prefix: str, expected: str) -> None:
+    parent, child = ToolRegistry("parent"), ToolRegistry("child")
+
+    @child.tool
+    def lookup() -> str:
+        return ""
+
+    with pytest.raises(ToolDefinitionError, match=expected):
+        parent.include(child, prefix=prefix)
+    assert len(parent) == 0  # refused whole: nothing of the child is served
