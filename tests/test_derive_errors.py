@@ -493,3 +493,12 @@ def test_return_annotation_mistakes_are_errors_but_foreign_types_are_not() -> No
     )
     assert error_of(ambiguous).startswith(f"{prefix(ambiguous)}: the return annotation: the union members int and ")
     assert derive_tool(content).output_schema is None
+
+
+def test_an_unresolvable_annotation_comes_with_what_needs_no_annotations() -> None:
+    def tool(*values: int, when: "Undefined") -> None:  # type: ignore[name-defined]  # noqa: F821
+        pass
+
+    message = error_of(tool)
+    assert "2 definition problems" in message
+    assert "'*values'" in message and "cannot be resolved" in message

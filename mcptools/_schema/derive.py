@@ -111,10 +111,12 @@ def derive_tool(
         ) from None
     hints, hint_failure = _type_hints(fn, localns)
     if hint_failure is not None and input_schema is None:
-        raise ToolDefinitionError(
+        # What needs no hints is still reported with it: one round of fixes.
+        unresolved = (
             f"{label}: its annotations cannot be resolved ({hint_failure}); define or import the names they "
             "use at module level, or pass input_schema=..."
         )
+        raise ToolDefinitionError.of(label, [*kind_problems(label, signature), unresolved])
     doc = parse_docstring(inspect.getdoc(fn))
     # Every problem found is reported at once, so a port is not fixed one restart at a time.
     problems: list[str] = []
