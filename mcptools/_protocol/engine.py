@@ -24,7 +24,7 @@ import json
 import logging
 import weakref
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Final, Protocol, final
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from .._call import NO_STREAM, Call, Mode, Stream, ToolSource
 from .._errors import ProtocolError
@@ -41,7 +41,6 @@ from .._middleware import RequestInfo, client_of, run_request_chain
 from .._pipeline import authorize, drive, drive_sync
 from .._pipeline import route as route_tool
 from .._running import run_on_loop
-from ..auth import Principal
 from .listen import LISTEN_METHOD, Listeners
 from .request_rules import (
     INVALID_REQUEST_TEXT,
@@ -49,6 +48,7 @@ from .request_rules import (
     LENIENT_METHODS,
     STATELESS_METHODS,
     check_request_meta,
+    names_revision,
     refuse_batch,
 )
 from .results import downgrade_for_oldest
@@ -65,6 +65,9 @@ from .revisions import (
 )
 from .session import Session
 from .state import StateSealer
+
+if TYPE_CHECKING:
+    from ..auth import Principal
 
 __all__ = ["Engine", "Served", "internal_error"]
 
@@ -275,8 +278,8 @@ class Engine:
         elif type(params) is not dict:
             return error_response(request_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
         meta = params.get("_meta")
-        names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
-        if session.protocol_version is not None and not names_revision:  # a request on a 2025 session
+        revision_named = names_revision(meta)
+        if session.protocol_version is not None and not revision_named:  # a request on a 2025 session
             if method == "initialize":
                 return error_response(
                     request_id,
@@ -285,12 +288,12 @@ class Engine:
                     "initialize comes once, first",
                 )
             legacy, methods = True, LEGACY_METHODS
-        elif method == "initialize" and not names_revision:
+        elif method == "initialize" and not revision_named:
             legacy, methods = True, _INITIALIZE
-        elif names_revision or mode is not _LENIENT:
+        elif revision_named or mode is not _LENIENT:
             # The commonest _meta (a revision we serve, the capabilities, no log level) passes with no more checks.
             if not (
-                names_revision
+                revision_named
                 and meta[META_PROTOCOL_VERSION] in STATELESS_VERSIONS  # type: ignore[index]
                 and type(meta.get(META_CLIENT_CAPABILITIES)) is dict  # type: ignore[union-attr]
                 and META_LOG_LEVEL not in meta  # type: ignore[operator]

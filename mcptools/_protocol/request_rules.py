@@ -35,6 +35,7 @@ __all__ = [
     "STATELESS_METHODS",
     "check_request_meta",
     "http_status_for",
+    "names_revision",
     "refuse_batch",
 ]
 
@@ -52,6 +53,13 @@ LEGACY_METHODS: Final = frozenset({"ping", "logging/setLevel", "tools/list", "to
 # ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake; a
 # listen stream is for 2026-07-28 clients, which always name their revision.
 LENIENT_METHODS: Final = (STATELESS_METHODS - {"subscriptions/listen"}) | {"ping"}
+
+
+def names_revision(meta: object) -> bool:
+    """Whether a request's ``_meta`` names its revision: then it is a 2026-07-28 request, served on its own
+    whatever session a transport knows it by (the engine routes on this; HTTP decides on it whether an
+    ``Mcp-Session-Id`` applies)."""
+    return type(meta) is dict and META_PROTOCOL_VERSION in meta
 
 
 def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:

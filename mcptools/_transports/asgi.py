@@ -32,8 +32,8 @@ from .._call import Call, Mode
 from .._errors import InsufficientScope
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, SERVER_BUSY, SESSION_NOT_FOUND, classify, echo_id
 from .._protocol.engine import Engine
-from .._protocol.request_rules import http_status_for, refuse_batch
-from .._protocol.revisions import META_PROTOCOL_VERSION, SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION, supported_versions
+from .._protocol.request_rules import http_status_for, names_revision, refuse_batch
+from .._protocol.revisions import SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION, supported_versions
 from .._protocol.session import Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
 from ..auth import AuthSettings, Principal
@@ -244,12 +244,12 @@ class StreamableHTTPApp:
         meta = params.get("_meta")
         # A request naming its revision in _meta is a 2026-07-28 one, which has no sessions: its transport says
         # to ignore an Mcp-Session-Id rather than route (and 404) on it.
-        names_revision = type(meta) is dict and META_PROTOCOL_VERSION in meta
-        entry = None if names_revision else self._session_for(headers, echo_id(message))
+        named = names_revision(meta)
+        entry = None if named else self._session_for(headers, echo_id(message))
         if entry is not None:
             self._check_legacy_version(headers, message)
             await self._post_in_session(entry, message, kind, sse_ok, principal, scope, headers, send)
-        elif kind == "request" and message["method"] == "initialize" and not names_revision:
+        elif kind == "request" and message["method"] == "initialize" and not named:
             await self._initialize(scope, headers, message, params, send)
         elif kind != "request":
             await send_empty(send, 202)  # without a session a notification or a response changes nothing
