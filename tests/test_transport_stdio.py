@@ -302,3 +302,24 @@ def test_a_lone_surrogate_gets_a_parse_error_not_a_silently_lost_reply() -> None
     # Both bad lines answered (-32700, id null, as for any line that does not parse); the server reads on.
     assert [(m.get("id"), m.get("error", {}).get("code")) for m in out if "error" in m] == [(None, -32700)] * 2
     assert [m for m in out if m.get("id") == 3] == [{"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete"}}]
+
+
+def test_a_tool_returning_a_lone_surrogate_gets_an_error_for_its_id_not_a_lost_reply() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    def broken() -> str:
+        return "a\ud800b"  # no UTF-8 can carry it: the write itself used to fail, and the reply was gone
+
+    @registry.tool
+    async def noisy(ctx: Context) -> str:
+        await ctx.log("info", "\udfff")  # a notification no client could read is dropped, not the call
+        return "still here"
+
+    lines = [
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "broken"}}\n',
+        b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "noisy"}}\n',
+    ]
+    out = serve_lines(registry, lines)
+    assert [(m["id"], m["error"]["code"]) for m in out if "error" in m] == [(1, -32603)]
+    assert [m["result"]["content"][0]["text"] for m in out if m.get("id") == 2] == ["still here"]

@@ -413,7 +413,7 @@ class StreamableHTTPApp:
                     {
                         "type": "http.response.body",
                         "more_body": True,
-                        "body": sse_event(None, "", retry_ms=self.retry_ms),
+                        "body": sse_event(None, b"", retry_ms=self.retry_ms),
                     }
                 )
             try:
@@ -428,9 +428,9 @@ class StreamableHTTPApp:
         """Carry the session's server-initiated notifications on its GET stream until the session closes."""
         while not entry.closed.is_set() and not self._stopping:
             for message in entry.take():
-                text = encode_message(message)
-                if text is not None:
-                    await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
+                data = encode_message(message)
+                if data is not None:
+                    await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
             if entry.outbox:
                 continue
             waiters = [asyncio.ensure_future(entry.outbox_changed.wait()), asyncio.ensure_future(entry.closed.wait())]

@@ -98,9 +98,9 @@ async def _pump(events: EventStream, final: list[dict[str, Any] | None], send: A
     async for _event_id, data in events.follow():
         await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
     if final and final[0] is not None:
-        text = encode_message(final[0])
-        if text is not None:
-            await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
+        response = encode_message(final[0])
+        if response is not None:
+            await send({"type": "http.response.body", "body": sse_event(None, response), "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
@@ -121,8 +121,8 @@ async def answer_at_once(
         response = await engine.serve(message, routed)
     finally:
         entry.in_flight -= 1
-    text = encode_message(response) if response is not None else None
-    if text is None:
+    data = encode_message(response) if response is not None else None
+    if data is None:
         await send_empty(send, 202)
         return
     if not sse_ok:
@@ -131,8 +131,8 @@ async def answer_at_once(
     stream_id = secrets.token_hex(8)
     parts = []
     if supports_priming(entry.session.protocol_version):
-        parts.append(sse_event(f"{stream_id}:0", "", retry_ms=retry_ms))
-    parts.append(sse_event(f"{stream_id}:1", text))
+        parts.append(sse_event(f"{stream_id}:0", b"", retry_ms=retry_ms))
+    parts.append(sse_event(f"{stream_id}:1", data))
     await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
     await send({"type": "http.response.body", "body": b"".join(parts), "more_body": False})
 
@@ -165,7 +165,7 @@ async def answer_in_session(
         return
     await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
     if supports_priming(entry.session.protocol_version):
-        priming = sse_event(events.event_id(0), "", retry_ms=retry_ms)
+        priming = sse_event(events.event_id(0), b"", retry_ms=retry_ms)
         await send({"type": "http.response.body", "more_body": True, "body": priming})
     await follow(entry, events, send, 0)
 

@@ -105,11 +105,10 @@ SSE_HEADERS: Final = [
 
 
 async def send_json(send: ASGISend, status: int, body: Answer, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    text = encode_message(body) if body is not None else None
-    if text is None:
+    payload = encode_message(body) if body is not None else None
+    if payload is None:
         await send_empty(send, 202 if status < 300 else status, extra)
         return
-    payload = text.encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode("ascii"))]
     await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
     await send({"type": "http.response.body", "body": payload, "more_body": False})

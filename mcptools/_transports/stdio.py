@@ -172,10 +172,10 @@ class StdioTransport:
                 return line
 
     async def send(self, message: Outgoing, related: RequestId | None = None) -> None:
-        text = encode_message(message)
-        if text is None:
+        encoded = encode_message(message)
+        if encoded is None:
             return
-        data = text.encode("utf-8") + b"\n"
+        data = encoded + b"\n"
         pipe = self._pipe
         if pipe is not None:
             if pipe.is_closing():

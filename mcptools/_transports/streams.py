@@ -18,17 +18,16 @@ from .._protocol.wire import encode_message
 __all__ = ["EventStream", "parse_event_id", "sse_event"]
 
 
-def sse_event(event_id: str | None, data: str, *, retry_ms: int | None = None) -> bytes:
-    """One SSE event; ``data`` must hold no newline (JSON from ``json.dumps`` never does)."""
+def sse_event(event_id: str | None, data: bytes, *, retry_ms: int | None = None) -> bytes:
+    """One SSE event; ``data`` (UTF-8 JSON from ``encode_message``) must hold no newline, and never does."""
     lines = []
     if event_id is not None:
-        lines.append(f"id: {event_id}")
+        lines.append(f"id: {event_id}\n")
     if retry_ms is not None:
-        lines.append(f"retry: {retry_ms}")
+        lines.append(f"retry: {retry_ms}\n")
     if data:
-        lines.append("event: message")
-    lines.append(f"data: {data}")
-    return ("\n".join(lines) + "\n\n").encode("utf-8")
+        lines.append("event: message\n")
+    return "".join(lines).encode("ascii") + b"data: " + data + b"\n\n"
 
 
 def parse_event_id(value: str) -> tuple[str, int] | None:
@@ -68,16 +67,16 @@ class EventStream:
         self.epoch += 1
         self._changed.set()
 
-    async def follow(self, start: int = 0) -> AsyncIterator[tuple[str, str]]:
-        """Yield ``(event id, JSON text)`` from message ``start`` on, until the stream ends or is cut."""
+    async def follow(self, start: int = 0) -> AsyncIterator[tuple[str, bytes]]:
+        """Yield ``(event id, UTF-8 JSON)`` from message ``start`` on, until the stream ends or is cut."""
         epoch = self.epoch
         index = start
         while True:
             while index < len(self.messages):
-                text = encode_message(self.messages[index])
+                data = encode_message(self.messages[index])
                 index += 1
-                if text is not None:
-                    yield self.event_id(index), text
+                if data is not None:
+                    yield self.event_id(index), data
             if self.done or self.epoch != epoch:
                 return
             self._changed.clear()
