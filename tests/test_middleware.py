@@ -332,6 +332,7 @@ def test_handle_runs_middleware_in_the_caller_s_thread_on_one_kept_loop() -> Non
     limit = RateLimit(2, per=60.0, clock=lambda: now[0])
     registry = _weather_registry(Where(seen), LogCalls(), Timing(), limit)
     ran_in: list[int] = []
+
     def where_am_i() -> str:
         ran_in.append(threading.get_ident())
         return "ok"

@@ -53,9 +53,11 @@ def test_anthropic_agent() -> None:
     example = _example("anthropic_agent")
 
     def turn(arguments: dict[str, Any] | None, call_id: str = "t") -> dict[str, Any]:
-        content = [{"type": "tool_use", "id": call_id, "name": "weather", "input": arguments}] if arguments else [
-            {"type": "text", "text": "Sunny."}
-        ]
+        content = (
+            [{"type": "tool_use", "id": call_id, "name": "weather", "input": arguments}]
+            if arguments
+            else [{"type": "text", "text": "Sunny."}]
+        )
         return {"id": "m", "type": "message", "role": "assistant", "model": "m", "content": content,
                 "stop_reason": "tool_use" if arguments else "end_turn", "stop_sequence": None,
                 "usage": {"input_tokens": 1, "output_tokens": 1}}  # fmt: skip

@@ -221,6 +221,15 @@ def test_a_batch_line_on_a_later_revision_gets_a_single_invalid_request_error() 
     assert "batches are not supported" in out[1]["error"]["message"]
 
 
+def test_a_batch_line_past_the_entry_limit_gets_one_line_of_errors_carrying_the_ids() -> None:
+    from mcptools._protocol.request_rules import MAX_BATCH_ENTRIES
+
+    pings = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(MAX_BATCH_ENTRIES + 1)]
+    out = serve_lines(ToolRegistry("stdio"), [_initialize_line("2025-03-26"), json.dumps(pings).encode() + b"\n"])
+    [array] = [m for m in out if isinstance(m, list)]
+    assert [(m["id"], m["error"]["code"]) for m in array] == [(n, -32600) for n in range(MAX_BATCH_ENTRIES + 1)]
+
+
 def test_deeply_nested_lines_get_parse_errors_and_calls_in_flight_still_answer() -> None:
     registry = ToolRegistry("stdio")
 

@@ -71,9 +71,7 @@ print(json.dumps(rows))
 def measure(tree: Path) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     # cwd=tree: `python -c` puts the working directory first on sys.path, ahead of PYTHONPATH.
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD], env=env, cwd=tree, capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([sys.executable, "-c", CHILD], env=env, cwd=tree, capture_output=True, text=True, check=True)
     rows: dict[str, float] = json.loads(done.stdout)
     return rows
 
