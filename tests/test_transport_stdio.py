@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from mcptools import Context, ToolRegistry
+from mcptools import ClientRequestError, Context, ToolRegistry
 from mcptools._transports.stdio import serve_stdio_async
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +55,7 @@ TARGET = textwrap.dedent(
     import os
     import sys
 
-    from mcptools import Context, ToolRegistry
+    from mcptools import ClientRequestError, Context, ToolRegistry
     from mcptools._context import Context
 
     print("printed at import time")
@@ -159,6 +160,42 @@ def test_end_of_input_fails_questions_that_can_no_longer_be_answered() -> None:
     out = serve_lines(registry, [json.dumps(initialize).encode() + b"\n", json.dumps(call).encode() + b"\n"])
     [answer] = [m for m in out if m.get("id") == 2]
     assert answer["result"]["isError"] is True
+
+
+def test_a_question_the_client_never_answers_ends_at_its_deadline() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    async def ask(ctx: Context) -> str:
+        try:
+            await ctx.elicit("Name?", {"type": "object", "properties": {}})
+        except ClientRequestError as error:
+            return error.message
+        return "answered"
+
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
+    }
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}
+    read_end, write_end = os.pipe()
+    os.write(write_end, json.dumps(initialize).encode() + b"\n" + json.dumps(call).encode() + b"\n")
+    stdout = io.BytesIO()
+
+    async def scenario() -> None:
+        with open(read_end, "rb", buffering=0) as stdin:
+            serving = asyncio.ensure_future(serve_stdio_async(registry, stdin, stdout, question_timeout=0.2))
+            # The input stays open (the client is there, it just never answers) until the call has its answer.
+            while b'"id":2,' not in stdout.getvalue():
+                await asyncio.sleep(0.01)
+            os.close(write_end)
+            await serving
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+    [answer] = [json.loads(line) for line in stdout.getvalue().splitlines() if b'"id":2,' in line]
+    assert answer["result"]["content"][0]["text"] == "the client did not answer elicitation/create within 0.2 seconds"
 
 
 def _initialize_line(version: str) -> bytes:

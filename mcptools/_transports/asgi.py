@@ -40,6 +40,7 @@ from .._protocol.session import QUESTION_TIMEOUT, Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
 from ..auth import AuthSettings, Principal
 from .asgi_answers import (
+    RECONNECT_TIMEOUT,
     EventSink,
     answer_at_once,
     answer_in_session,
@@ -66,7 +67,14 @@ from .asgi_io import (
     until_expiry,
 )
 from .asgi_lifespan import serve_lifespan
-from .asgi_sessions import MAX_GET_STREAMS, HTTPSession, SessionTable, owner_of
+from .asgi_sessions import (
+    MAX_GET_STREAMS,
+    MAX_SESSIONS,
+    MAX_SESSIONS_PER_CLIENT,
+    HTTPSession,
+    SessionTable,
+    owner_of,
+)
 from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, accepts, is_json_content_type
 from .streams import parse_event_id, sse_event
 
@@ -116,11 +124,11 @@ class StreamableHTTPApp:
         max_body_bytes: int = _DEFAULT_MAX_BODY,
         stateless_only: bool = False,
         retry_ms: int = 1000,
-        max_sessions: int = 10_000,
-        max_sessions_per_client: int = 1_000,
+        max_sessions: int = MAX_SESSIONS,
+        max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT,
         session_idle_seconds: float = 3600.0,
         timeout_question: float = QUESTION_TIMEOUT,
-        timeout_reconnect: float = 30.0,
+        timeout_reconnect: float = RECONNECT_TIMEOUT,
         engine: Engine | None = None,
         auth: AuthSettings | None = None,
     ) -> None:

@@ -16,7 +16,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from .._call import Call
 from .._errors import ClientRequestError
@@ -32,7 +32,20 @@ if TYPE_CHECKING:
     from .._protocol.session import Session
     from .asgi_sessions import HTTPSession
 
-__all__ = ["EventSink", "answer_at_once", "answer_in_session", "answer_stateless", "can_stream", "follow"]
+__all__ = [
+    "RECONNECT_TIMEOUT",
+    "EventSink",
+    "answer_at_once",
+    "answer_in_session",
+    "answer_stateless",
+    "can_stream",
+    "follow",
+]
+
+
+# How long a question waits for its client to resume a stream that has nobody reading it, by default: clients
+# reconnect within a second or two (the TypeScript SDK's backoff starts at one second and caps at thirty).
+RECONNECT_TIMEOUT: Final = 30.0
 
 
 def can_stream(routed: Call | dict[str, Any]) -> bool:
@@ -59,7 +72,7 @@ class EventSink:
     questions: bool = True
     resumable: bool = False
     session: Session | None = None
-    reconnect: float = 30.0
+    reconnect: float = RECONNECT_TIMEOUT
     _asked: list[RequestId] = field(default_factory=list)
     _timer: asyncio.TimerHandle | None = None
     streaming: ClassVar[bool] = True

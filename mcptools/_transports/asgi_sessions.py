@@ -33,7 +33,19 @@ from .._protocol.session import Session
 from ..auth import Principal
 from .streams import EventStream
 
-__all__ = ["EVICTION_SCAN", "MAX_GET_STREAMS", "HTTPSession", "SessionTable", "owner_of"]
+__all__ = [
+    "EVICTION_SCAN",
+    "MAX_GET_STREAMS",
+    "MAX_SESSIONS",
+    "MAX_SESSIONS_PER_CLIENT",
+    "HTTPSession",
+    "SessionTable",
+    "owner_of",
+]
+
+# The defaults of the app's (and ``mcptools serve``'s) limits: sessions open at once, and per client.
+MAX_SESSIONS: Final = 10_000
+MAX_SESSIONS_PER_CLIENT: Final = 1_000
 
 # How many least-recently-used sessions a full table looks at for an idle one before it refuses: bounded, so
 # admission stays O(1) however many sessions are busy.
