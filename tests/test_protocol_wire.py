@@ -57,6 +57,10 @@ def test_nesting_depth() -> None:
     assert nesting_depth(1) == 0
     assert nesting_depth([]) == 1
     assert nesting_depth({"a": [1, {"b": []}], "c": {}}) == 4
+    assert nesting_depth([[], [[{}], 2], {"x": [[[]]]}]) == 5
+    deep = nested_arrays(600)
+    assert nesting_depth(deep) == 600
+    assert nesting_depth(deep, limit=512) == 513  # the walk stops at the first level past the limit
 
 
 def test_encoding_refuses_nan_and_answers_the_same_id_with_an_error() -> None:

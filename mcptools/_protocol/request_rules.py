@@ -112,16 +112,13 @@ def refuse_batch(messages: list[Any], session: Session) -> Response | list[Respo
             f"{_BATCH_REVISION} accept them (later revisions removed batching): send one message at a time",
         )
     if len(messages) > MAX_BATCH_ENTRIES:
-        # Nothing in it is served; the refusals share one error object, so they cost a small dict each.
-        error = {
-            "code": INVALID_REQUEST,
-            "message": f"Invalid Request: a batch of {len(messages)}; the limit is {MAX_BATCH_ENTRIES}",
-        }
-        return [
-            {"jsonrpc": "2.0", "id": echo_id(m), "error": error}
-            for m in messages
-            if classify(m) in ("request", "invalid")
-        ]
+        # Nothing in it is served. Only requests get their refusal (what else it holds owes no answer a client
+        # could match), so a batch of a million invalid members is one error, not a million; the refusals share
+        # one error object, a small dict each.
+        text = f"Invalid Request: a batch of {len(messages)}; the limit is {MAX_BATCH_ENTRIES}"
+        error = {"code": INVALID_REQUEST, "message": text}
+        refusals = [{"jsonrpc": "2.0", "id": m["id"], "error": error} for m in messages if classify(m) == "request"]
+        return refusals or error_response(None, INVALID_REQUEST, text)
     return None
 
 
