@@ -502,9 +502,19 @@ def batch_of(count: int, method: str = "tools/list") -> bytes:
     return json.dumps([{"jsonrpc": "2.0", "id": n, "method": method} for n in range(count)]).encode()
 
 
-def batches(session_id: str, body: bytes, *, repeat: int, connections: int = 1) -> Attack:
+def batches(
+    session_id: str,
+    body: bytes,
+    *,
+    repeat: int,
+    connections: int = 1,
+    accept: str | None = None,
+    token: str | None = None,
+) -> Attack:
     """POST ``body`` (a JSON-RPC batch) on a session ``repeat`` times on each of ``connections`` connections, or
-    until stopped; the result is (status, response bytes, seconds) per POST."""
+    until stopped (``accept``: the Accept header, both media types by default); the result is (status, response
+    bytes, seconds) per POST."""
+    headers = session_headers(session_id, token, **({"accept": accept} if accept is not None else {}))
 
     def attack(port: int, stop: threading.Event) -> list[tuple[int, int, float]]:
         seen: list[tuple[int, int, float]] = []
@@ -516,7 +526,7 @@ def batches(session_id: str, body: bytes, *, repeat: int, connections: int = 1) 
                 connection = _connect(port, None, timeout=120)
                 started = time.perf_counter()
                 try:
-                    connection.request("POST", "/mcp", body, session_headers(session_id, accept="application/json"))
+                    connection.request("POST", "/mcp", body, headers)
                     response = connection.getresponse()
                     size = len(response.read())
                     seen.append((response.status, size, time.perf_counter() - started))
@@ -573,3 +583,20 @@ class SessionCaller:
         if status == 200 and f'"text":"{text}"'.encode() in answer.replace(b" ", b""):
             return None
         return f"session call {self.sent}: {status} {answer[:200]!r}"
+
+
+def pinned_questions(count: int, later: int, *, pause: float = 0.0, token: str | None = None) -> Attack:
+    """Open ``count`` sessions, have each call ``ask`` and leave as soon as the question arrives (so every
+    session has a question nobody will answer), wait ``pause`` seconds, then open ``later`` more sessions; the
+    result is (questions asked, the statuses of the later ``initialize``)."""
+
+    def attack(port: int, stop: threading.Event) -> tuple[int, list[int]]:
+        asked = 0
+        for _ in range(count):
+            _, session_id = initialize(port, token=token)
+            if session_id is not None and ask_and_leave(port, session_id, token=token) is not None:
+                asked += 1
+        time.sleep(pause)
+        return asked, [initialize(port, token=token)[0] for _ in range(later)]
+
+    return attack

@@ -34,7 +34,7 @@ cancelled: list[str] = []
 class Tokens:
     async def verify(self, token: str) -> Principal | None:
         if token == "short-lived":
-            return Principal("carol", claims=ISSUER, expires_at=time.time() + 0.3)
+            return Principal("carol", claims=ISSUER, expires_at=time.time() + 0.15)
         return PRINCIPALS.get(token)
 
 
@@ -144,19 +144,19 @@ def test_a_session_and_everything_through_it_answers_only_the_principal_that_ope
 
 
 def test_a_question_has_a_deadline_the_tool_can_handle() -> None:
-    app = app_with(timeout_question=0.2)
+    app = app_with(timeout_question=0.1)
 
     async def scenario() -> Reply:
         return await call(app, body=tool_call("ask"), headers=await open_session(app))
 
     started = time.monotonic()
     reply = run(scenario())
-    assert result_text(reply) == "gave up: the client did not answer elicitation/create within 0.2 seconds"
+    assert result_text(reply) == "gave up: the client did not answer elicitation/create within 0.1 seconds"
     assert time.monotonic() - started < 5
 
 
 def test_a_question_waits_for_a_client_that_comes_back_and_ends_when_its_stream_is_gone_for_good() -> None:
-    app = app_with(timeout_reconnect=0.2)
+    app = app_with(timeout_reconnect=0.1)
 
     async def scenario() -> tuple[str, str]:
         headers = await open_session(app)
@@ -165,24 +165,24 @@ def test_a_question_waits_for_a_client_that_comes_back_and_ends_when_its_stream_
         first = await call(app, body=tool_call("ask", 1), headers=headers, hang_up=has_question)
         last_id = first.events()[-1]["id"]
         resumed = asyncio.ensure_future(call(app, "GET", headers={**sse, "last-event-id": last_id}))
-        await asyncio.sleep(0.4)  # past the reconnect limit, but the stream is being read again
+        await asyncio.sleep(0.2)  # past the reconnect limit, but the stream is being read again
         _, question = await question_of(app, headers)
         answer = {"jsonrpc": "2.0", "id": question, "result": {"action": "accept", "content": {"name": "back"}}}
         assert (await call(app, body=answer, headers=headers)).status == 202
         came_back = result_text(await resumed, 1)
         # This time it never comes back: the question ends, the tool answers, and the answer can be resumed.
         second = await call(app, body=tool_call("ask", 2), headers=headers, hang_up=has_question)
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.25)
         late = await call(app, "GET", headers={**sse, "last-event-id": second.events()[-1]["id"]})
         return came_back, result_text(late, 2)
 
     came_back, gone = run(scenario())
     assert came_back == "hello back"
-    assert gone == "gave up: the client's stream closed and was not resumed within 0.2 seconds"
+    assert gone == "gave up: the client's stream closed and was not resumed within 0.1 seconds"
 
 
 def test_idle_expiry_is_checked_on_use_and_work_nobody_waits_for_does_not_hold_a_session() -> None:
-    app = app_with(session_idle_seconds=0.2)
+    app = app_with(session_idle_seconds=0.1)
     cancelled.clear()
 
     async def scenario() -> list[int]:
@@ -192,7 +192,7 @@ def test_idle_expiry_is_checked_on_use_and_work_nobody_waits_for_does_not_hold_a
         # A call that never ends, whose client left after the first event; a GET stream held open.
         await call(app, body=tool_call("hang"), headers=abandoned, hang_up=lambda reply: bool(reply.body))
         held = asyncio.ensure_future(call(app, "GET", headers={**listening, "accept": "text/event-stream"}))
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.15)
         statuses = [(await call(app, body=ping(), headers=h)).status for h in (idle, abandoned, listening)]
         app.close_sessions()
         await held
