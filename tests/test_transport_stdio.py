@@ -142,6 +142,22 @@ def test_serve_subprocess_keeps_stdout_clean_and_talks_both_ways(tmp_path: Path)
             process.wait()
 
 
+# A session whose client can be asked (elicitation), then a call (id 2) of its tool `ask`.
+ASKING_SESSION = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
+        }
+    ).encode()
+    + b"\n"
+    + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}).encode()
+    + b"\n"
+)
+
+
 def test_end_of_input_fails_questions_that_can_no_longer_be_answered() -> None:
     registry = ToolRegistry("stdio")
 
@@ -150,14 +166,7 @@ def test_end_of_input_fails_questions_that_can_no_longer_be_answered() -> None:
         await ctx.elicit("Name?", {"type": "object", "properties": {}})
         return "never"
 
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
-    }
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}
-    out = serve_lines(registry, [json.dumps(initialize).encode() + b"\n", json.dumps(call).encode() + b"\n"])
+    out = serve_lines(registry, [ASKING_SESSION])
     [answer] = [m for m in out if m.get("id") == 2]
     assert answer["result"]["isError"] is True
 
@@ -173,15 +182,8 @@ def test_a_question_the_client_never_answers_ends_at_its_deadline() -> None:
             return error.message
         return "answered"
 
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
-    }
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}
     read_end, write_end = os.pipe()
-    os.write(write_end, json.dumps(initialize).encode() + b"\n" + json.dumps(call).encode() + b"\n")
+    os.write(write_end, ASKING_SESSION)
     stdout = io.BytesIO()
 
     async def scenario() -> None:
