@@ -174,9 +174,11 @@ def test_batches_and_other_callers_get_nothing_of_a_session_while_calls_go_on(se
     _, victim = initialize(port, "2025-03-26", token=alice)
     _, own = initialize(port, "2025-03-26", token=mallory)
     assert victim is not None and own is not None
-    # The batch of issue 17: tools/list as many times as a body holds (70,000 made an 83 MiB answer and a gigabyte).
-    entries = 70_000 if HEAVY else 20_000
-    flood = batches(own, batch_of(entries), repeat=3 if HEAVY else 1, connections=3 if HEAVY else 1, token=mallory)
+    # The batch of issue 17: tools/list as many times as a body holds (70,000 made an 83 MiB answer and a gigabyte),
+    # and one just within what is refused one request at a time.
+    rounds, connections = (3, 3) if HEAVY else (1, 1)
+    flood = batches(own, batch_of(70_000), repeat=rounds, connections=connections, token=mallory)
+    refused = batches(own, batch_of(1_000), repeat=rounds, connections=connections, token=mallory)
 
     def hijack(port: int, stop: threading.Event) -> list[int]:
         statuses: list[int] = []
@@ -192,11 +194,12 @@ def test_batches_and_other_callers_get_nothing_of_a_session_while_calls_go_on(se
         return statuses
 
     caller = SessionCaller(token=lambda: person(key, "carol"))
-    outcome = under_attack(session_server, [flood, hijack], caller=caller, calls=CALLS, pace=PACE)
-    outcome.assert_held(memory_mib=96 if HEAVY else MEMORY_MIB)
-    batch_answers, hijacked = outcome.results
-    assert {status for status, _, _ in batch_answers} == {400}
-    assert all(size < entries * 120 for _, size, _ in batch_answers)  # one short error per request, no results
+    outcome = under_attack(session_server, [flood, refused, hijack], caller=caller, calls=CALLS, pace=PACE)
+    outcome.assert_held(memory_mib=96 if HEAVY else 64)
+    batch_answers, one_by_one, hijacked = outcome.results
+    assert {status for status, _, _ in batch_answers + one_by_one} == {400}
+    assert all(size < 1000 for _, size, _ in batch_answers)  # one error: nothing was served
+    assert all(size < 1000 * 150 for _, size, _ in one_by_one)  # an error per request, nothing more
     assert set(hijacked) == {404}
     assert session_request(port, victim, {"jsonrpc": "2.0", "id": 3, "method": "ping"}, token=alice)[0] == 200
 

@@ -50,11 +50,12 @@ _BATCH_REVISION: Final = "2025-03-26"
 # What one batch may cause. The body limit bounds its bytes, not its work: one 3.4 MB body of 70,000 tools/list
 # requests made an 83 MiB response, a gigabyte of memory and a 34 s stall for every other client. A batch holds
 # at most MAX_BATCH_ENTRIES messages (a longer one is refused whole: each request in it gets an error carrying its
-# id, so a client matching responses to ids waits for none), and its responses together take at most
-# MAX_BATCH_RESPONSE_BYTES (the default body limit: a client gets back no more than it may send); a response past
-# that is replaced by an error for its id.
+# id, so a client matching responses to ids waits for none; past ten times the limit, one error), and its
+# responses together take at most MAX_BATCH_RESPONSE_BYTES (the default body limit: a client gets back no more
+# than it may send); a response past that is replaced by an error for its id.
 MAX_BATCH_ENTRIES: Final = 100
 MAX_BATCH_RESPONSE_BYTES: Final = 4 * 1024 * 1024
+_REFUSED_ONE_BY_ONE: Final = 10 * MAX_BATCH_ENTRIES
 INVALID_REQUEST_TEXT: Final = (
     'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
     'and a string or integer "id"'
@@ -113,9 +114,11 @@ def refuse_batch(messages: list[Any], session: Session) -> Response | list[Respo
         )
     if len(messages) > MAX_BATCH_ENTRIES:
         # Nothing in it is served. Only requests get their refusal (what else it holds owes no answer a client
-        # could match), so a batch of a million invalid members is one error, not a million; the refusals share
-        # one error object, a small dict each.
+        # could match), sharing one error object; a batch no client could have expected served (past ten times
+        # the limit) gets one error, so answering it costs no more than reading it did.
         text = f"Invalid Request: a batch of {len(messages)}; the limit is {MAX_BATCH_ENTRIES}"
+        if len(messages) > _REFUSED_ONE_BY_ONE:
+            return error_response(None, INVALID_REQUEST, text)
         error = {"code": INVALID_REQUEST, "message": text}
         refusals = [{"jsonrpc": "2.0", "id": m["id"], "error": error} for m in messages if classify(m) == "request"]
         return refusals or error_response(None, INVALID_REQUEST, text)
