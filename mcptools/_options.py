@@ -19,6 +19,9 @@ from typing import Annotated, Any, Final, Literal, final, get_args, get_type_hin
 from typing_extensions import TypedDict
 
 from ._errors import UsageError
+from ._protocol.session import QUESTION_TIMEOUT
+from ._transports.asgi_answers import RECONNECT_TIMEOUT
+from ._transports.asgi_sessions import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT
 from .auth import AuthSettings  # at run time: the settings' annotations are read (get_type_hints) to build the CLI
 
 __all__ = [
@@ -100,6 +103,46 @@ class ServeSettings(TypedDict, total=False):
     timeout_keep_alive: Annotated[
         float, Option(5.0, "close a kept-alive connection idle this long (seconds, default 5)", metavar="S")
     ]
+    timeout_question: Annotated[
+        float,
+        Option(
+            QUESTION_TIMEOUT,
+            f"a question to the client (elicitation, sampling, roots) fails when no answer comes within S seconds "
+            f"(default {QUESTION_TIMEOUT:g}); the tool sees ClientRequestError",
+            http_only=False,
+            metavar="S",
+        ),
+    ]
+    timeout_reconnect: Annotated[
+        float,
+        Option(
+            RECONNECT_TIMEOUT,
+            f"a question also fails once the stream that carried it has had no reader for S seconds (the client "
+            f"left and did not resume it; default {RECONNECT_TIMEOUT:g})",
+            metavar="S",
+        ),
+    ]
+    timeout_shutdown: Annotated[
+        float,
+        Option(
+            10.0,
+            "on SIGTERM, calls in flight get S seconds to finish before they are cancelled and the server exits "
+            "(default 10)",
+            metavar="S",
+        ),
+    ]
+    max_sessions: Annotated[
+        int, Option(MAX_SESSIONS, f"2025 sessions open at once (default {MAX_SESSIONS:,})", metavar="N")
+    ]
+    max_sessions_per_client: Annotated[
+        int,
+        Option(
+            MAX_SESSIONS_PER_CLIENT,
+            f"2025 sessions one client (a token's owner, else an address) holds at once; past that its own "
+            f"least recently used one closes (default {MAX_SESSIONS_PER_CLIENT:,})",
+            metavar="N",
+        ),
+    ]
     log_level: Annotated[
         LogLevel | None,
         Option(
@@ -117,6 +160,16 @@ class ServeSettings(TypedDict, total=False):
             http_only=False,
         ),
     ]
+
+
+_TIMEOUTS: Final = (
+    "timeout_headers",
+    "timeout_body",
+    "timeout_keep_alive",
+    "timeout_question",
+    "timeout_reconnect",
+    "timeout_shutdown",
+)
 
 
 def _options() -> dict[str, tuple[Option, Any]]:
@@ -145,11 +198,14 @@ def resolve(transport: str, settings: Mapping[str, Any]) -> dict[str, Any]:
                 f"(registry.run('http', {given[0]}=...)) or leave {'it' if len(given) == 1 else 'them'} out for stdio"
             )
     resolved = {key: settings.get(key, option.default) for key, (option, _) in options.items()}
-    for key in ("timeout_headers", "timeout_body", "timeout_keep_alive"):
+    for key in _TIMEOUTS:
         value = resolved[key]
         # A zero or negative limit would turn the guard off without saying so: refuse it instead.
         if type(value) not in (int, float) or not value > 0:
             raise UsageError(f"--{key.replace('_', '-')} must be a number of seconds above 0, got {value!r}")
+    for key in ("max_sessions", "max_sessions_per_client"):
+        if type(resolved[key]) is not int or resolved[key] < 1:
+            raise UsageError(f"--{key.replace('_', '-')} must be a whole number above 0, got {resolved[key]!r}")
     if resolved["bearer_token_scopes"] and resolved["bearer_token_env"] is None:
         raise UsageError("--bearer-token-scopes needs --bearer-token-env (the token they belong to)")
     if resolved["log_level"] is not None:

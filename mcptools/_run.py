@@ -88,6 +88,10 @@ def app_for(registry: Served, options: Mapping[str, Any]) -> StreamableHTTPApp:
         allowed_hosts=allowed_hosts(options["allowed_hosts"], options["host"]),
         stateless_only=options["stateless"] or options["workers"] > 1,
         auth=_token_auth(options),
+        max_sessions=options["max_sessions"],
+        max_sessions_per_client=options["max_sessions_per_client"],
+        timeout_question=options["timeout_question"],
+        timeout_reconnect=options["timeout_reconnect"],
     )
 
 
@@ -182,7 +186,7 @@ def run_registry(
     if options["log_level"] is not None:
         logging.getLogger("mcptools").setLevel(options["log_level"])
     if transport == "stdio":
-        return serve_stdio(registry, protocol, stack=options["stack"])
+        return serve_stdio(registry, protocol, stack=options["stack"], question_timeout=options["timeout_question"])
     if target is None and options["workers"] > 1:
         target = _main_target(registry)
     return serve_http(registry, options, target)

@@ -415,3 +415,188 @@ def stateless_call(request_id: Any, text: str, *, raw_id: str | None = None, raw
 
 
 STATELESS_HEADERS = (("MCP-Protocol-Version", LATEST), ("Mcp-Method", "tools/call"), ("Mcp-Name", "echo"))
+
+
+# -- 2025 sessions -------------------------------------------------------------------------------------------
+
+
+def _connect(port: int, source: str | None, timeout: float = 10.0) -> http.client.HTTPConnection:
+    return http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=timeout, source_address=(source, 0) if source is not None else None
+    )
+
+
+def session_headers(session_id: str | None = None, token: str | None = None, **extra: str) -> dict[str, str]:
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    if session_id is not None:
+        headers["mcp-session-id"] = session_id
+    if token is not None:
+        headers["authorization"] = f"Bearer {token}"
+    headers.update(extra)
+    return headers
+
+
+def initialize(
+    port: int, version: str = "2025-11-25", *, token: str | None = None, source: str | None = None
+) -> tuple[int, str | None]:
+    """``initialize`` then ``notifications/initialized`` on a new session: (the status, the session id)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "h"}},
+    }
+    connection = _connect(port, source)
+    try:
+        connection.request("POST", "/mcp", json.dumps(body), session_headers(token=token))
+        response = connection.getresponse()
+        response.read()
+        session_id = response.getheader("mcp-session-id")
+        if response.status != 200 or session_id is None:
+            return response.status, None
+        note = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        connection.request("POST", "/mcp", note, session_headers(session_id, token))
+        connection.getresponse().read()
+        return response.status, session_id
+    except (OSError, http.client.HTTPException):
+        return 0, None
+    finally:
+        connection.close()
+
+
+def session_request(
+    port: int, session_id: str, message: Any, *, token: str | None = None, source: str | None = None
+) -> tuple[int, bytes]:
+    """One POST on a session, read to its end: (the status, the body)."""
+    connection = _connect(port, source, timeout=30)
+    try:
+        connection.request("POST", "/mcp", json.dumps(message), session_headers(session_id, token))
+        response = connection.getresponse()
+        return response.status, response.read()
+    except (OSError, http.client.HTTPException) as exc:
+        return 0, repr(exc).encode()
+    finally:
+        connection.close()
+
+
+def ask_and_leave(port: int, session_id: str, *, token: str | None = None) -> str | None:
+    """Call the ``ask`` tool on a session over SSE and disconnect as soon as its question arrives; the question's
+    id (``None`` when none came)."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask", "arguments": {}}}
+    connection = _connect(port, None)
+    try:
+        connection.request("POST", "/mcp", json.dumps(body), session_headers(session_id, token))
+        response = connection.getresponse()
+        while line := response.readline():
+            if line.startswith(b"data: {") and b'"method"' in line:
+                question: str = json.loads(line[6:])["id"]
+                return question
+        return None
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        connection.close()  # the client is gone, its question unanswered
+
+
+def batch_of(count: int, method: str = "tools/list") -> bytes:
+    return json.dumps([{"jsonrpc": "2.0", "id": n, "method": method} for n in range(count)]).encode()
+
+
+def batches(
+    session_id: str,
+    body: bytes,
+    *,
+    repeat: int,
+    connections: int = 1,
+    accept: str | None = None,
+    token: str | None = None,
+) -> Attack:
+    """POST ``body`` (a JSON-RPC batch) on a session ``repeat`` times on each of ``connections`` connections, or
+    until stopped (``accept``: the Accept header, both media types by default); the result is (status, response
+    bytes, seconds) per POST."""
+    headers = session_headers(session_id, token, **({"accept": accept} if accept is not None else {}))
+
+    def attack(port: int, stop: threading.Event) -> list[tuple[int, int, float]]:
+        seen: list[tuple[int, int, float]] = []
+
+        def one() -> None:
+            for _ in range(repeat):
+                if stop.is_set() and seen:
+                    return
+                connection = _connect(port, None, timeout=120)
+                started = time.perf_counter()
+                try:
+                    connection.request("POST", "/mcp", body, headers)
+                    response = connection.getresponse()
+                    size = len(response.read())
+                    seen.append((response.status, size, time.perf_counter() - started))
+                except (OSError, http.client.HTTPException):
+                    seen.append((0, 0, time.perf_counter() - started))
+                finally:
+                    connection.close()
+
+        workers = [threading.Thread(target=one, daemon=True) for _ in range(connections)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(300)
+        return seen
+
+    return attack
+
+
+def initialize_flood(count: int, *, token: str | None = None) -> Attack:
+    """``count`` sessions opened (and left idle) as fast as they are answered, or until stopped; the statuses."""
+
+    def attack(port: int, stop: threading.Event) -> list[int]:
+        statuses: list[int] = []
+        for _ in range(count):
+            if stop.is_set() and statuses:
+                break
+            statuses.append(initialize(port, token=token)[0])
+        return statuses
+
+    return attack
+
+
+@dataclass
+class SessionCaller:
+    """A normal 2025 client: ``echo`` on one session, answered over SSE; it opens its session on first use."""
+
+    version: str = "2025-11-25"
+    token: Callable[[], str] | None = None
+    source: str | None = None
+    session_id: str | None = None
+    sent: int = 0
+
+    def __call__(self, port: int) -> str | None:
+        token = self.token() if self.token is not None else None
+        if self.session_id is None:
+            status, self.session_id = initialize(port, self.version, token=token, source=self.source)
+            if self.session_id is None:
+                return f"initialize: {status}"
+        self.sent += 1
+        text = f"session-call-{self.sent}"
+        params = {"name": "echo", "arguments": {"text": text}}
+        body = {"jsonrpc": "2.0", "id": self.sent, "method": "tools/call", "params": params}
+        status, answer = session_request(port, self.session_id, body, token=token, source=self.source)
+        if status == 200 and f'"text":"{text}"'.encode() in answer.replace(b" ", b""):
+            return None
+        return f"session call {self.sent}: {status} {answer[:200]!r}"
+
+
+def pinned_questions(count: int, later: int, *, pause: float = 0.0, token: str | None = None) -> Attack:
+    """Open ``count`` sessions, have each call ``ask`` and leave as soon as the question arrives (so every
+    session has a question nobody will answer), wait ``pause`` seconds, then open ``later`` more sessions; the
+    result is (questions asked, the statuses of the later ``initialize``)."""
+
+    def attack(port: int, stop: threading.Event) -> tuple[int, list[int]]:
+        asked = 0
+        for _ in range(count):
+            _, session_id = initialize(port, token=token)
+            if session_id is not None and ask_and_leave(port, session_id, token=token) is not None:
+                asked += 1
+        time.sleep(pause)
+        return asked, [initialize(port, token=token)[0] for _ in range(later)]
+
+    return attack

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Coroutine, MutableMapping, Sequence
+from collections.abc import Callable, Coroutine, MutableMapping, Sequence
 from typing import Any, TypeVar
 
 from mcptools import ToolRegistry
@@ -87,9 +87,12 @@ async def call(
     path: str = "/mcp",
     raw: bytes | None = None,
     repeated: Sequence[tuple[str, str]] = (),
+    peer: str = "127.0.0.1",
+    hang_up: Callable[[Reply], bool] | None = None,
 ) -> Reply:
     """One request through ``app``; ``repeated`` headers are sent after ``headers`` as they are (a name already
-    there appears twice)."""
+    there appears twice). ``peer``: the client's address. ``hang_up``: the client disconnects as soon as this is
+    true of what it received so far (then, as under uvicorn, whatever the app sends later goes nowhere)."""
     payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
     base = {
         "host": "127.0.0.1:8000",
@@ -101,14 +104,12 @@ async def call(
         "type": "http",
         "method": method,
         "path": path,
-        "client": ("127.0.0.1", 50000),
+        "client": (peer, 50000),
         "headers": [(k.encode(), v.encode()) for k, v in [*base.items(), *repeated] if v is not None],
     }
     sent = False
     finished = asyncio.Event()
-    status = 0
-    response_headers: dict[str, str] = {}
-    chunks: list[bytes] = []
+    reply = Reply(0, {}, b"")
 
     async def receive() -> dict[str, Any]:
         nonlocal sent
@@ -119,17 +120,18 @@ async def call(
         return {"type": "http.disconnect"}
 
     async def send(message: MutableMapping[str, Any]) -> None:
-        nonlocal status
+        if finished.is_set():
+            return
         if message["type"] == "http.response.start":
-            status = message["status"]
-            response_headers.update({k.decode(): v.decode() for k, v in message.get("headers", [])})
+            reply.status = message["status"]
+            reply.headers.update({k.decode(): v.decode() for k, v in message.get("headers", [])})
         elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
+            reply.body += message.get("body", b"")
+            if not message.get("more_body", False) or (hang_up is not None and hang_up(reply)):
                 finished.set()
 
     await asyncio.wait_for(app(scope, receive, send), 10)
-    return Reply(status, response_headers, b"".join(chunks))
+    return reply
 
 
 def stateless_headers(method: str, name: str | None = None, **extra: str) -> dict[str, str]:

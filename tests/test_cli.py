@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 WEATHER = str(ROOT / "examples" / "weather.py")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+STATELESS_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -233,3 +239,68 @@ def test_log_level_sets_the_level_of_mcptools_loggers_only(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert "INFO mcptools.calls: tools/call hello by " in done.stderr
     assert "hello from the tool" not in done.stderr  # the target's logger keeps the default (WARNING)
+
+
+def test_log_level_reaches_worker_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `serve --http --workers 2 --log-level info`: each worker process builds its app from what the first one
+    # handed over (one environment variable), and sets mcptools' level from it before serving.
+    import logging
+
+    from mcptools._options import resolve, to_worker
+    from mcptools._serve import app_from_environment
+
+    target = logging_target(tmp_path, configure=False)
+    ours = logging.getLogger("mcptools")
+    monkeypatch.setattr(ours, "level", logging.NOTSET)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    to_worker(resolve("http", {"workers": 2, "log_level": "info"}), target, [])
+    try:
+        app_from_environment()
+    finally:
+        monkeypatch.delenv("MCPTOOLS_WORKER")
+    assert ours.level == logging.INFO
+
+
+@pytest.mark.skipif(
+    not IN_CI, reason="starts a server of two worker processes (CI only; the worker path is tested above)"
+)
+def test_log_level_reaches_the_workers_of_a_running_server(tmp_path: Path) -> None:
+    import http.client
+    import socket
+    import time
+
+    target = logging_target(tmp_path, configure=False)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "mcptools", "serve", target, "--http", "--port", str(port), "--workers", "2"]
+    server = subprocess.Popen([*command, "--log-level", "INFO"], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "hello", "arguments": {"name": "Wo"}, "_meta": STATELESS_META},
+            }
+        )
+        headers = {
+            "content-type": "application/json",
+            "accept": "application/json",
+            "mcp-protocol-version": "2026-07-28",
+        }
+        headers |= {"mcp-method": "tools/call", "mcp-name": "hello"}
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                connection.request("POST", "/mcp", body, headers)
+                assert connection.getresponse().status == 200
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+    finally:
+        server.terminate()
+        _, stderr = server.communicate(timeout=30)
+    assert "INFO mcptools.calls: tools/call hello by " in stderr

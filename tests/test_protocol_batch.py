@@ -206,3 +206,66 @@ def test_a_batched_call_can_be_cancelled_by_its_id() -> None:
 
     # The cancelled member is owed no response; the other one still is.
     assert [r["id"] for r in run(scenario())] == ["fast"]
+
+
+# -- what one batch may cause ----------------------------------------------------------------------------
+
+
+def test_a_batch_past_the_entry_limit_is_refused_whole_with_an_error_for_each_request_id() -> None:
+    from mcptools._protocol.request_rules import MAX_BATCH_ENTRIES
+
+    served: list[str] = []
+    registry = make_registry()
+
+    @registry.tool
+    def note(text: str) -> str:
+        served.append(text)
+        return text
+
+    limit = [call(n, "note", {"text": str(n)}) for n in range(MAX_BATCH_ENTRIES)]
+    past = [*limit, {"jsonrpc": "2.0", "method": "notifications/initialized"}, "junk"]
+
+    async def scenario() -> tuple[Any, Any]:
+        client = await session_at(registry, "2025-03-26")
+        refused = await client.send_batch(past)
+        answered = await client.send_batch(limit)
+        # A long batch of members that owe no matched answer (invalid ones) is one error, not one each.
+        assert await client.send_batch([{}] * 100_000) == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32600,
+                "message": f"Invalid Request: a batch of 100000; the limit is {MAX_BATCH_ENTRIES}",
+            },
+        }
+        return refused, answered
+
+    refused, answered = run(scenario())
+    # Nothing of the refused batch ran; every request in it has its error (what owes no answer gets none).
+    assert [r["id"] for r in refused] == list(range(MAX_BATCH_ENTRIES))
+    assert {r["error"]["code"] for r in refused} == {-32600}
+    assert f"the limit is {MAX_BATCH_ENTRIES}" in refused[0]["error"]["message"]
+    assert sorted(served, key=int) == [str(n) for n in range(MAX_BATCH_ENTRIES)]  # the second batch, once
+    assert [r["id"] for r in answered] == list(range(MAX_BATCH_ENTRIES))
+
+
+def test_responses_past_the_batch_budget_become_errors_for_their_ids() -> None:
+    from mcptools._protocol.request_rules import MAX_BATCH_RESPONSE_BYTES
+
+    registry = make_registry()
+    size = MAX_BATCH_RESPONSE_BYTES // 3
+
+    @registry.tool
+    def big(n: int) -> str:
+        return "x" * size
+
+    async def scenario() -> Any:
+        client = await session_at(registry, "2025-03-26")
+        return await client.send_batch([call(n, "big", {"n": n}) for n in range(5)])
+
+    responses = run(scenario())
+    assert sorted(r["id"] for r in responses) == list(range(5))
+    results = [r for r in responses if "result" in r]
+    refused = [r for r in responses if "error" in r]
+    assert len(results) == 2 and len(refused) == 3  # two thirds fit, the third pushes past the budget
+    assert all("one at a time" in r["error"]["message"] for r in refused)

@@ -57,13 +57,17 @@ def test_nesting_depth() -> None:
     assert nesting_depth(1) == 0
     assert nesting_depth([]) == 1
     assert nesting_depth({"a": [1, {"b": []}], "c": {}}) == 4
+    assert nesting_depth([[], [[{}], 2], {"x": [[[]]]}]) == 5
+    deep = nested_arrays(600)
+    assert nesting_depth(deep) == 600
+    assert nesting_depth(deep, limit=512) == 513  # the walk stops at the first level past the limit
 
 
 def test_encoding_refuses_nan_and_answers_the_same_id_with_an_error() -> None:
     text = encode_message({"jsonrpc": "2.0", "id": 7, "result": {"x": float("nan")}})
     assert text is not None
     message = json.loads(text)  # strict enough: json.loads would take NaN, so check the text too
-    assert "NaN" not in text
+    assert b"NaN" not in text
     assert message["id"] == 7 and message["error"]["code"] == -32603
 
 
@@ -123,3 +127,14 @@ def test_a_lone_surrogate_is_a_parse_failure(text: bytes | str) -> None:
 )
 def test_text_that_is_unicode_decodes_as_before(text: bytes | str, expected: Any) -> None:
     assert decode_message(text) == expected
+
+
+def test_text_utf8_cannot_carry_becomes_an_error_for_the_same_id() -> None:
+    data = encode_message({"jsonrpc": "2.0", "id": "r", "result": {"text": "a\ud800b"}})
+    assert data is not None and json.loads(data)["id"] == "r" and json.loads(data)["error"]["code"] == -32603
+    assert encode_message({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "\udfff"}}) is None
+    assert json.loads(encode_message({"jsonrpc": "2.0", "id": 1, "result": {"text": "é"}}) or b"") == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"text": "é"},
+    }

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from http_support import call, initialize, make_registry, request, run, stateless_headers
 
+from mcptools import Context, ToolRegistry
 from mcptools._transports.asgi import StreamableHTTPApp
 
 
@@ -283,3 +284,35 @@ def test_a_lone_surrogate_is_a_parse_error_not_a_500(app: StreamableHTTPApp, bod
     reply = run(call(app, raw=body, headers=stateless_headers("tools/call", "echo")))
     assert reply.status == 400
     assert reply.json()["error"]["code"] == -32700 and reply.json()["id"] is None
+
+
+def test_a_tool_returning_a_lone_surrogate_gets_an_error_for_its_id_not_a_500() -> None:
+    registry = ToolRegistry("surrogates")
+
+    @registry.tool
+    def broken() -> str:
+        return "a\ud800b"
+
+    @registry.tool
+    async def broken_later(ctx: Context) -> str:
+        await ctx.report_progress(1, 2)
+        return "\udfff"
+
+    app = StreamableHTTPApp(registry)
+    for name in ("broken", "broken_later"):
+        plain = run(
+            call(app, body=request("tools/call", {"name": name}, 5), headers=stateless_headers("tools/call", name))
+        )
+        assert plain.status == 200 and plain.json()["id"] == 5 and plain.json()["error"]["code"] == -32603
+    session = {"mcp-session-id": initialize(app)}
+    for name in ("broken", "broken_later"):
+        body = {
+            "jsonrpc": "2.0",
+            "id": 6,
+            "method": "tools/call",
+            "params": {"name": name, "_meta": {"progressToken": 1}},
+        }
+        streamed = run(call(app, body=body, headers=session))
+        assert streamed.status == 200
+        [answer] = [m for m in streamed.messages() if m.get("id") == 6]
+        assert answer["error"]["code"] == -32603

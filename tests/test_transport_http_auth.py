@@ -633,6 +633,9 @@ def test_serve_splits_the_scopes_given_on_the_command_line() -> None:
         ({"timeout_body": -1.0}, "--timeout-body must be a number of seconds above 0, got -1"),
         ({"timeout_headers": 0.0}, "--timeout-headers must be a number of seconds above 0, got 0"),
         ({"timeout_keep_alive": -5}, "--timeout-keep-alive must be a number of seconds above 0, got -5"),
+        ({"timeout_question": 0}, "--timeout-question must be a number of seconds above 0, got 0"),
+        ({"timeout_shutdown": -1}, "--timeout-shutdown must be a number of seconds above 0, got -1"),
+        ({"max_sessions_per_client": 0}, "--max-sessions-per-client must be a whole number above 0, got 0"),
         ({"bearer_token_scopes": ("admin",)}, "--bearer-token-scopes needs --bearer-token-env"),
     ],
 )

@@ -14,9 +14,13 @@ and a missing fast stack fails instead of skipping.
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import importlib.util
 import json
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -31,9 +35,17 @@ from hostile_support import (
     STATELESS_HEADERS,
     EchoCaller,
     Served,
+    SessionCaller,
+    batch_of,
+    batches,
     endless_headers,
+    initialize,
+    initialize_flood,
+    pinned_questions,
     post,
     raw_requests,
+    session_headers,
+    session_request,
     stateless_call,
     under_attack,
 )
@@ -137,3 +149,112 @@ def test_junk_tokens_surrogates_and_repeated_headers_are_refused_while_calls_go_
     assert all(e["code"] == -32700 and "unpaired surrogate" in e["message"] for e in errors), errors[:2]
     assert {status for status, _ in repeated_answers} == {400}, repeated_answers[:3]
     assert jwks.fetches - fetched <= 1  # pyjwt >= 2.14: one refresh per 30 s cooldown at most
+
+
+# -- 2025 sessions: batches, other callers, questions nobody answers, floods, SIGTERM ---------------------------
+
+SESSION_LIMITS = ("--max-sessions", "60", "--max-sessions-per-client", "20", "--timeout-reconnect", "0.5")
+
+
+@pytest.fixture(scope="module", params=["standard", "fast"] if HEAVY else ["standard"])
+def session_server(request: pytest.FixtureRequest, jwks: JWKSServer) -> Iterator[Served]:
+    need_stack(request.param)
+    with Served("--stack", request.param, "--jwks", jwks.url, "--audience", AUDIENCE, *SESSION_LIMITS) as served:
+        yield served
+    assert "Traceback" not in served.errors()
+
+
+def person(key: Any, subject: str) -> str:
+    return mint(key, AUDIENCE, sub=subject, exp=int(time.time()) + 3600)
+
+
+def test_batches_and_other_callers_get_nothing_of_a_session_while_calls_go_on(session_server: Served, key: Any) -> None:
+    alice, mallory = person(key, "alice"), person(key, "mallory")
+    port = session_server.port
+    _, victim = initialize(port, "2025-03-26", token=alice)
+    _, own = initialize(port, "2025-03-26", token=mallory)
+    assert victim is not None and own is not None
+    # The batch of issue 17: tools/list as many times as a body holds (70,000 made an 83 MiB answer and a gigabyte),
+    # and one just within what is refused one request at a time.
+    rounds, connections = (3, 3) if HEAVY else (1, 1)
+    flood = batches(own, batch_of(70_000), repeat=rounds, connections=connections, token=mallory)
+    refused = batches(own, batch_of(1_000), repeat=rounds, connections=connections, token=mallory)
+
+    def hijack(port: int, stop: threading.Event) -> list[int]:
+        statuses: list[int] = []
+        while not stop.is_set() or not statuses:
+            statuses.append(
+                session_request(port, victim, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, token=mallory)[0]
+            )
+            answer = {"jsonrpc": "2.0", "id": "s-1", "result": {"action": "accept", "content": {}}}
+            statuses.append(session_request(port, victim, answer, token=mallory)[0])
+            statuses.append(
+                session_request(port, victim, [{"jsonrpc": "2.0", "id": 2, "method": "ping"}], token=mallory)[0]
+            )
+        return statuses
+
+    caller = SessionCaller(token=lambda: person(key, "carol"))
+    outcome = under_attack(session_server, [flood, refused, hijack], caller=caller, calls=CALLS, pace=PACE)
+    outcome.assert_held(memory_mib=96 if HEAVY else 64)
+    batch_answers, one_by_one, hijacked = outcome.results
+    assert {status for status, _, _ in batch_answers + one_by_one} == {400}
+    assert all(size < 1000 for _, size, _ in batch_answers)  # one error: nothing was served
+    assert all(size < 1000 * 150 for _, size, _ in one_by_one)  # an error per request, nothing more
+    assert set(hijacked) == {404}
+    assert session_request(port, victim, {"jsonrpc": "2.0", "id": 3, "method": "ping"}, token=alice)[0] == 200
+
+
+def test_abandoned_questions_and_an_initialize_flood_lock_nobody_out(session_server: Served, key: Any) -> None:
+    port = session_server.port
+    alice, mallory = person(key, "alice"), person(key, "mallory")
+    _, idle = initialize(port, token=alice)
+    assert idle is not None
+    # Pinned: 20 sessions each left with a question nobody answers (the client is gone), then 10 more, past that
+    # client's 20: main kept such sessions busy for ever (at its 60, every later initialize was 503); here the
+    # client's own abandoned ones make room.
+    pinned = pinned_questions(20, 10, token=person(key, "bob"))
+    flood = initialize_flood(300 if HEAVY else 80, token=mallory)
+    caller = SessionCaller(token=lambda: person(key, "carol"))
+    outcome = under_attack(session_server, [pinned, flood], caller=caller, calls=CALLS, pace=PACE)
+    outcome.assert_held(memory_mib=MEMORY_MIB)
+    (asked, later), flooded = outcome.results
+    assert asked == 20 and set(later) == {200}
+    assert set(flooded) == {200}  # the flood only ever evicted its own sessions (20 per client at most) ...
+    assert session_request(port, idle, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, token=alice)[0] == 200  # ...
+
+
+def test_sigterm_ends_the_server_whatever_is_pending() -> None:
+    # A question pending (its client connected) ends at once: the session stops and the tool sees
+    # ClientRequestError; a call that never ends is cancelled at --timeout-shutdown. Main never exited.
+    with Served("--timeout-shutdown", "0.3") as server:
+        _, session_id = initialize(server.port)
+        assert session_id is not None and server.process is not None
+        answers: dict[str, bytes] = {}
+        started = {tool: threading.Event() for tool in ("ask", "hang")}
+
+        def hold(tool: str) -> None:
+            call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": {}}}
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            connection.request("POST", "/mcp", json.dumps(call), session_headers(session_id))
+            response = connection.getresponse()
+            answers[tool] = response.readline()  # the priming event: the call is in flight
+            if tool == "ask":
+                while b"elicitation/create" not in answers[tool]:
+                    answers[tool] += response.readline()
+            started[tool].set()
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                answers[tool] += response.read()
+
+        holders = [threading.Thread(target=hold, args=(tool,)) for tool in started]
+        for holder in holders:
+            holder.start()
+        assert all(event.wait(10) for event in started.values())
+        signalled = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(timeout=30)
+        took = time.monotonic() - signalled
+        for holder in holders:
+            holder.join(10)
+    assert server.process.returncode in (0, -signal.SIGTERM)  # uvicorn ends by raising the signal it caught
+    assert took < 3.0, took
+    assert b"gave up: the session is closed" in answers["ask"]

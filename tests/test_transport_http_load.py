@@ -59,11 +59,11 @@ def test_a_full_table_evicts_the_least_recently_used_idle_session() -> None:
 def test_a_session_with_a_request_in_flight_is_never_evicted_and_a_busy_table_says_503_with_the_id() -> None:
     app = StreamableHTTPApp(make_registry(), max_sessions=2)
     busy, idle = initialize(app), initialize(app)
-    app._sessions[busy].in_flight = 1
+    app._sessions[busy].attached = 1
     assert open_session(app).status == 200  # evicts `idle`, skipping the older but busy one
     assert busy in app._sessions and idle not in app._sessions
     for entry in app._sessions.values():
-        entry.in_flight = 1
+        entry.attached = 1
     refused = open_session(app, request_id=41)
     assert refused.status == 503
     assert refused.json()["id"] == 41
@@ -79,7 +79,7 @@ def test_a_few_held_streams_at_the_lru_end_do_not_lock_new_sessions_out() -> Non
     app = StreamableHTTPApp(make_registry(), max_sessions=EVICTION_SCAN + 10)
     held = [initialize(app) for _ in range(EVICTION_SCAN)]
     for session_id in held:
-        app._sessions[session_id].standalone = True
+        app._sessions[session_id].attached = 1  # as an open GET stream holds it
     idle = [initialize(app) for _ in range(10)]
     answers = [open_session(app, request_id=n).status for n in range(20)]
     # A scan that meets only held sessions still refuses (it is bounded), but it moved them out of the way, so

@@ -225,6 +225,24 @@ def test_batches_refused_whole_with_400_and_one_error(
     assert words in error["error"]["message"]
 
 
+def test_a_batch_past_the_entry_limit_is_400_with_an_error_for_each_id(app: StreamableHTTPApp) -> None:
+    from mcptools._protocol.request_rules import MAX_BATCH_ENTRIES
+
+    sid = {"mcp-session-id": initialize(app, "2025-03-26")}
+    # The attack of issue 17: one body of tools/list requests made an 83 MiB answer and a gigabyte of memory.
+    batch = [{"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(20 * MAX_BATCH_ENTRIES)]
+    reply = run(call(app, body=batch[: 10 * MAX_BATCH_ENTRIES], headers=sid))
+    assert reply.status == 400 and reply.headers["content-type"] == "application/json"
+    answers = reply.json()
+    assert [a["id"] for a in answers] == list(range(10 * MAX_BATCH_ENTRIES))
+    assert all(a["error"]["code"] == -32600 and "result" not in a for a in answers)
+    # Past ten times the limit no client expected it served: one error, costing no more than reading it did.
+    whole = run(call(app, body=batch, headers=sid))
+    assert whole.status == 400 and whole.json()["id"] is None and whole.json()["error"]["code"] == -32600
+    within = run(call(app, body=batch[:MAX_BATCH_ENTRIES], headers={**sid, "accept": "application/json"}))
+    assert within.status == 200 and [a["id"] for a in within.json()] == list(range(MAX_BATCH_ENTRIES))
+
+
 def test_notifications_cancelled_stops_a_call_on_a_session_stream() -> None:
     registry = ToolRegistry("cancel-http")
     seen: list[bool] = []

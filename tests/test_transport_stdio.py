@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from mcptools import Context, ToolRegistry
+from mcptools import ClientRequestError, Context, ToolRegistry
 from mcptools._transports.stdio import serve_stdio_async
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +55,7 @@ TARGET = textwrap.dedent(
     import os
     import sys
 
-    from mcptools import Context, ToolRegistry
+    from mcptools import ClientRequestError, Context, ToolRegistry
     from mcptools._context import Context
 
     print("printed at import time")
@@ -141,6 +142,22 @@ def test_serve_subprocess_keeps_stdout_clean_and_talks_both_ways(tmp_path: Path)
             process.wait()
 
 
+# A session whose client can be asked (elicitation), then a call (id 2) of its tool `ask`.
+ASKING_SESSION = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
+        }
+    ).encode()
+    + b"\n"
+    + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}).encode()
+    + b"\n"
+)
+
+
 def test_end_of_input_fails_questions_that_can_no_longer_be_answered() -> None:
     registry = ToolRegistry("stdio")
 
@@ -149,16 +166,38 @@ def test_end_of_input_fails_questions_that_can_no_longer_be_answered() -> None:
         await ctx.elicit("Name?", {"type": "object", "properties": {}})
         return "never"
 
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
-    }
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}
-    out = serve_lines(registry, [json.dumps(initialize).encode() + b"\n", json.dumps(call).encode() + b"\n"])
+    out = serve_lines(registry, [ASKING_SESSION])
     [answer] = [m for m in out if m.get("id") == 2]
     assert answer["result"]["isError"] is True
+
+
+def test_a_question_the_client_never_answers_ends_at_its_deadline() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    async def ask(ctx: Context) -> str:
+        try:
+            await ctx.elicit("Name?", {"type": "object", "properties": {}})
+        except ClientRequestError as error:
+            return error.message
+        return "answered"
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, ASKING_SESSION)
+    stdout = io.BytesIO()
+
+    async def scenario() -> None:
+        with open(read_end, "rb", buffering=0) as stdin:
+            serving = asyncio.ensure_future(serve_stdio_async(registry, stdin, stdout, question_timeout=0.2))
+            # The input stays open (the client is there, it just never answers) until the call has its answer.
+            while b'"id":2,' not in stdout.getvalue():
+                await asyncio.sleep(0.01)
+            os.close(write_end)
+            await serving
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+    [answer] = [json.loads(line) for line in stdout.getvalue().splitlines() if b'"id":2,' in line]
+    assert answer["result"]["content"][0]["text"] == "the client did not answer elicitation/create within 0.2 seconds"
 
 
 def _initialize_line(version: str) -> bytes:
@@ -219,6 +258,15 @@ def test_a_batch_line_on_a_later_revision_gets_a_single_invalid_request_error() 
     assert out[0]["result"]["protocolVersion"] == "2025-06-18"
     assert out[1]["id"] is None and out[1]["error"]["code"] == -32600
     assert "batches are not supported" in out[1]["error"]["message"]
+
+
+def test_a_batch_line_past_the_entry_limit_gets_one_line_of_errors_carrying_the_ids() -> None:
+    from mcptools._protocol.request_rules import MAX_BATCH_ENTRIES
+
+    pings = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(MAX_BATCH_ENTRIES + 1)]
+    out = serve_lines(ToolRegistry("stdio"), [_initialize_line("2025-03-26"), json.dumps(pings).encode() + b"\n"])
+    [array] = [m for m in out if isinstance(m, list)]
+    assert [(m["id"], m["error"]["code"]) for m in array] == [(n, -32600) for n in range(MAX_BATCH_ENTRIES + 1)]
 
 
 def test_deeply_nested_lines_get_parse_errors_and_calls_in_flight_still_answer() -> None:
@@ -302,3 +350,24 @@ def test_a_lone_surrogate_gets_a_parse_error_not_a_silently_lost_reply() -> None
     # Both bad lines answered (-32700, id null, as for any line that does not parse); the server reads on.
     assert [(m.get("id"), m.get("error", {}).get("code")) for m in out if "error" in m] == [(None, -32700)] * 2
     assert [m for m in out if m.get("id") == 3] == [{"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete"}}]
+
+
+def test_a_tool_returning_a_lone_surrogate_gets_an_error_for_its_id_not_a_lost_reply() -> None:
+    registry = ToolRegistry("stdio")
+
+    @registry.tool
+    def broken() -> str:
+        return "a\ud800b"  # no UTF-8 can carry it: the write itself used to fail, and the reply was gone
+
+    @registry.tool
+    async def noisy(ctx: Context) -> str:
+        await ctx.log("info", "\udfff")  # a notification no client could read is dropped, not the call
+        return "still here"
+
+    lines = [
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "broken"}}\n',
+        b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "noisy"}}\n',
+    ]
+    out = serve_lines(registry, lines)
+    assert [(m["id"], m["error"]["code"]) for m in out if "error" in m] == [(1, -32603)]
+    assert [m["result"]["content"][0]["text"] for m in out if m.get("id") == 2] == ["still here"]

@@ -47,6 +47,7 @@ from .request_rules import (
     LEGACY_METHODS,
     LENIENT_METHODS,
     STATELESS_METHODS,
+    BatchBudget,
     check_request_meta,
     names_revision,
     refuse_batch,
@@ -216,20 +217,24 @@ class Engine:
         principal: Principal | None = None,
     ) -> list[Response] | Response | None:
         """Answer a JSON-RPC batch (2025-03-26 sessions only): the responses in the batch's order, ``None`` when
-        it held only notifications and responses, or one error response when the batch is refused as a whole
-        (see ``refuse_batch``). Never raises.
+        it held only notifications and responses, or the refusal of the batch as a whole (see ``refuse_batch``:
+        one error, or one per request of a batch past the entry limit). Never raises.
 
         The members run concurrently, as separate messages would: one call waiting on the client must not hold
         up the others. ``deliver`` gets each response as soon as it is ready, for transports that stream them.
+        Their total size is bounded (``BatchBudget``).
         """
         refusal = refuse_batch(messages, session)
         if refusal is not None:
             return refusal
+        budget = BatchBudget()
 
         async def one(message: object) -> Response | None:
             response = await self.handle(message, session, stream, principal=principal)
-            if response is not None and deliver is not None:
-                await deliver.send(response)
+            if response is not None:
+                response = budget.fit(response)
+                if deliver is not None:
+                    await deliver.send(response)
             return response
 
         import asyncio  # lazily: asyncio is most of mcptools' import time
@@ -241,7 +246,7 @@ class Engine:
     def _invalid(self, message: object, session: Session | None) -> Response:
         if type(message) is list and session is not None:
             refusal = refuse_batch(message, session)
-            if refusal is not None:
+            if type(refusal) is dict:
                 return refusal
             return error_response(None, INVALID_REQUEST, "Invalid Request: batches go to handle_batch")
         return error_response(echo_id(message), INVALID_REQUEST, INVALID_REQUEST_TEXT)

@@ -7,7 +7,7 @@ that a refusal is a plain JSON response with the right status rather than an eve
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, final
 
 from .._errors import ProtocolError
 from .._jsonrpc import (
@@ -17,6 +17,8 @@ from .._jsonrpc import (
     METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY,
     PARSE_ERROR,
+    classify,
+    echo_id,
     error_response,
 )
 from .revisions import (
@@ -27,12 +29,16 @@ from .revisions import (
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from .session import Session
+from .wire import encode_message
 
 __all__ = [
     "INVALID_REQUEST_TEXT",
     "LEGACY_METHODS",
     "LENIENT_METHODS",
+    "MAX_BATCH_ENTRIES",
+    "MAX_BATCH_RESPONSE_BYTES",
     "STATELESS_METHODS",
+    "BatchBudget",
     "check_request_meta",
     "http_status_for",
     "names_revision",
@@ -42,6 +48,15 @@ __all__ = [
 Response = dict[str, Any]
 # The only revision with JSON-RPC batches: 2025-03-26 says implementations MUST accept them, 2025-06-18 removed them.
 _BATCH_REVISION: Final = "2025-03-26"
+# What one batch may cause. The body limit bounds its bytes, not its work: one 3.4 MB body of 70,000 tools/list
+# requests made an 83 MiB response, a gigabyte of memory and a 34 s stall for every other client. A batch holds
+# at most MAX_BATCH_ENTRIES messages (a longer one is refused whole: each request in it gets an error carrying its
+# id, so a client matching responses to ids waits for none; past ten times the limit, one error), and its
+# responses together take at most MAX_BATCH_RESPONSE_BYTES (the default body limit: a client gets back no more
+# than it may send); a response past that is replaced by an error for its id.
+MAX_BATCH_ENTRIES: Final = 100
+MAX_BATCH_RESPONSE_BYTES: Final = 4 * 1024 * 1024
+_REFUSED_ONE_BY_ONE: Final = 10 * MAX_BATCH_ENTRIES
 INVALID_REQUEST_TEXT: Final = (
     'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
     'and a string or integer "id"'
@@ -87,9 +102,11 @@ def check_request_meta(params: dict[str, Any]) -> ProtocolError | None:
     return None
 
 
-def refuse_batch(messages: list[Any], session: Session) -> Response | None:
-    """Why a JSON-RPC batch cannot be served on ``session``, as the single error response it gets; ``None``
-    when it can (a session initialized at 2025-03-26, a non-empty batch, no ``initialize`` inside)."""
+def refuse_batch(messages: list[Any], session: Session) -> Response | list[Response] | None:
+    """Why a JSON-RPC batch cannot be served on ``session``: the single error response a batch gets when it is
+    not one this session takes, or (a batch past ``MAX_BATCH_ENTRIES``) an error for each request in it, carrying
+    its id; ``None`` when it can be served (a session initialized at 2025-03-26, a non-empty batch within the
+    limit, no ``initialize`` inside)."""
     if not messages:
         return error_response(None, INVALID_REQUEST, "Invalid Request: an empty JSON-RPC batch")
     if any(type(m) is dict and m.get("method") == "initialize" and "id" in m for m in messages):
@@ -103,7 +120,41 @@ def refuse_batch(messages: list[Any], session: Session) -> Response | None:
             f"Invalid Request: JSON-RPC batches are not supported in {spoken}; only sessions initialized at "
             f"{_BATCH_REVISION} accept them (later revisions removed batching): send one message at a time",
         )
+    if len(messages) > MAX_BATCH_ENTRIES:
+        # Nothing in it is served. Only requests get their refusal (what else it holds owes no answer a client
+        # could match), sharing one error object; a batch no client could have expected served (past ten times
+        # the limit) gets one error, so answering it costs no more than reading it did.
+        text = f"Invalid Request: a batch of {len(messages)}; the limit is {MAX_BATCH_ENTRIES}"
+        if len(messages) > _REFUSED_ONE_BY_ONE:
+            return error_response(None, INVALID_REQUEST, text)
+        error = {"code": INVALID_REQUEST, "message": text}
+        refusals = [{"jsonrpc": "2.0", "id": m["id"], "error": error} for m in messages if classify(m) == "request"]
+        return refusals or error_response(None, INVALID_REQUEST, text)
     return None
+
+
+@final
+class BatchBudget:
+    """The bytes a batch's responses may still take: ``fit`` passes a response that fits and counts it, and
+    replaces one that does not with an error for its id (the request was served; only its response is not sent)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_BATCH_RESPONSE_BYTES
+
+    def fit(self, response: Response) -> Response:
+        encoded = encode_message(response)
+        size = len(encoded) if encoded is not None else 0
+        if size <= self.left:
+            self.left -= size
+            return response
+        return error_response(
+            echo_id(response),
+            INVALID_REQUEST,
+            f"Invalid Request: a batch's responses may take {MAX_BATCH_RESPONSE_BYTES} bytes and this one did not "
+            "fit; the request was served, its response is not sent: send such requests one at a time",
+        )
 
 
 _HTTP_STATUS: Final = {

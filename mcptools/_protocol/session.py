@@ -7,7 +7,6 @@ can stop them). A 2026-07-28 request carries all of that in ``_meta`` and gets a
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, final
 
@@ -17,7 +16,7 @@ from .._jsonrpc import INTERNAL_ERROR, RequestId
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["ClientRequestError", "Send", "Session", "discard"]
+__all__ = ["QUESTION_TIMEOUT", "ClientRequestError", "Send", "Session", "discard"]
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -28,6 +27,9 @@ async def discard(message: dict[str, Any]) -> None:
 
 
 _DEFAULT_LOG_LEVEL: Final = "info"
+# How long a question to the client (elicitation, sampling, roots) waits for its answer by default: a person may
+# be filling in a form, but a client that never answers must not hold the call, its session and a shutdown forever.
+QUESTION_TIMEOUT: Final = 300.0
 
 
 @final
@@ -38,7 +40,6 @@ class Session:
         "__weakref__",
         "_closers",
         "_id",
-        "_ids",
         "_outlet",
         "_pending",
         "_posting",
@@ -50,10 +51,18 @@ class Session:
         "log_level",
         "peer",
         "protocol_version",
+        "question_timeout",
         "remembers",
     )
 
-    def __init__(self, session_id: str | None = None, *, peer: str | None = None, remembers: bool = True) -> None:
+    def __init__(
+        self,
+        session_id: str | None = None,
+        *,
+        peer: str | None = None,
+        remembers: bool = True,
+        question_timeout: float = QUESTION_TIMEOUT,
+    ) -> None:
         self._id = session_id
         # False for the one shared session of requests that have none (``registry.handle``): calls from any
         # number of threads pass through it, and no notification can reach it to cancel them.
@@ -67,7 +76,8 @@ class Session:
         self.log_level: str | None = _DEFAULT_LOG_LEVEL
         self.initialized = False
         self.closed = False
-        self._ids = itertools.count(1)
+        # Seconds a question to the client waits for its answer (the transport's serving option).
+        self.question_timeout = question_timeout
         self._pending: dict[RequestId, asyncio.Future[dict[str, Any]]] = {}
         self._running: dict[RequestId, tuple[asyncio.Task[Any], Callable[[], None]]] = {}
         # Where server-initiated notifications go (stdio's output, HTTP's GET stream, a test client), and the
@@ -145,19 +155,41 @@ class Session:
             future.exception()
 
     async def request(self, method: str, params: dict[str, Any], send: Send) -> dict[str, Any]:
-        """Send a request to the client on ``send`` and wait for its answer (the result object)."""
+        """Send a request to the client on ``send`` and wait for its answer (the result object), at most
+        ``question_timeout`` seconds; a transport may fail it sooner (``fail``: its stream is gone for good)."""
         if self.closed:
             raise ClientRequestError(INTERNAL_ERROR, "the session is closed")
-        request_id = f"s-{next(self._ids)}"
         import asyncio  # lazily: asyncio is most of mcptools' import time
+        import secrets
 
+        # Unguessable, so that only a client that saw the question can answer it (a sequence, s-1, s-2, ..., let
+        # anyone who learned the session id answer its questions).
+        request_id = f"s-{secrets.token_urlsafe(16)}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
             await send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-            return await future
+            return await asyncio.wait_for(future, self.question_timeout)
+        except asyncio.TimeoutError:
+            raise ClientRequestError(
+                INTERNAL_ERROR, f"the client did not answer {method} within {self.question_timeout:g} seconds"
+            ) from None
         finally:
             self._pending.pop(request_id, None)
+
+    def waiting(self, request_id: RequestId) -> bool:
+        """Whether a question under this id still waits for the client's answer."""
+        future = self._pending.get(request_id)
+        return future is not None and not future.done()
+
+    def fail(self, request_id: RequestId, reason: str) -> bool:
+        """End a question still waiting for its answer with ``ClientRequestError(reason)``; ``False`` if none
+        waits under that id."""
+        future = self._pending.get(request_id)
+        if future is None or future.done():
+            return False
+        future.set_exception(ClientRequestError(INTERNAL_ERROR, reason))
+        return True
 
     def resolve(self, message: dict[str, Any]) -> bool:
         """Deliver a client's response to the request waiting for it; ``False`` if nothing was waiting."""

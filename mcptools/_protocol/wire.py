@@ -13,9 +13,11 @@ written (a 500 over HTTP, a reply silently lost on stdio). Valid UTF-8 holds no 
 ``\\ud800``-``\\udfff`` escape can make one: a message is checked in full only when its bytes may hold such an
 escape. A message without a backslash (nearly every one) costs one ``memchr``; one with escapes, a regex search.
 
-Encoding refuses NaN and Infinity (``allow_nan=False``): JSON has no such numbers and a strict client rejects
-the whole message. A message that cannot be encoded is replaced by a JSON-RPC error for the same id (or, for a
-notification, dropped), so one bad value never costs the stream.
+Encoding gives the UTF-8 bytes every transport writes, and refuses what no client could read: NaN and Infinity
+(``allow_nan=False``: JSON has no such numbers and a strict client rejects the whole message) and text UTF-8
+cannot carry (a tool that returns a lone surrogate made the write itself fail: a 500 over HTTP, a reply lost on
+stdio). A message that cannot be encoded is replaced by a JSON-RPC error for the same id (or, for a
+notification, dropped and logged), so one bad value never costs the stream or the reply its client waits for.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Iterator
 from typing import Any, Final
 
 from .._jsonrpc import INTERNAL_ERROR, echo_id, error_response
@@ -44,21 +47,36 @@ class ParseFailure(ValueError):
     """The text is not a JSON message this server takes (invalid JSON, or nested too deeply)."""
 
 
-def nesting_depth(value: object) -> int:
-    """How many arrays and objects deep ``value`` goes (a scalar is 0), without recursing in Python."""
-    deepest = 0
-    pending: list[tuple[object, int]] = [(value, 1)]
-    while pending:
-        node, depth = pending.pop()
-        cls = type(node)
-        if cls is dict:
-            children: Any = node.values()  # type: ignore[attr-defined]
-        elif cls is list:
-            children = node
+def nesting_depth(value: object, limit: int | None = None) -> int:
+    """How many arrays and objects deep ``value`` goes (a scalar is 0), without recursing in Python; with a
+    ``limit``, the walk stops at the first container deeper than it (and returns that depth).
+
+    A depth-first walk holding one iterator per open level: wide documents cost one step per container and no
+    memory per node (a breadth of a million empty objects in a 4 MiB body takes 0.17 s, where a queue of
+    (node, depth) pairs took 1.3 s and 80 MiB)."""
+    if type(value) is dict:
+        stack: list[Iterator[Any]] = [iter(value.values())]
+    elif type(value) is list:
+        stack = [iter(value)]
+    else:
+        return 0
+    deepest = 1
+    while stack:
+        for child in stack[-1]:
+            kind = type(child)
+            if kind is dict:
+                stack.append(iter(child.values()))
+                break
+            if kind is list:
+                stack.append(iter(child))
+                break
         else:
+            stack.pop()
             continue
-        deepest = max(deepest, depth)
-        pending.extend((child, depth + 1) for child in children if type(child) in (dict, list))
+        if len(stack) > deepest:
+            deepest = len(stack)
+            if limit is not None and deepest > limit:
+                return deepest
     return deepest
 
 
@@ -73,7 +91,7 @@ def decode_message(data: bytes | str) -> Any:
     # Any message nesting past the limit holds more opening brackets than the limit; the exact walk is only
     # paid by the few that do.
     opening = data.count(b"[") + data.count(b"{") if isinstance(data, bytes) else data.count("[") + data.count("{")
-    if opening > MAX_NESTING and nesting_depth(value) > MAX_NESTING:
+    if opening > MAX_NESTING and nesting_depth(value, MAX_NESTING) > MAX_NESTING:
         raise ParseFailure(f"Parse error: the JSON nests deeper than {MAX_NESTING} levels")
     if _may_hold_surrogate(data) and not _encodable(value):
         raise ParseFailure("Parse error: the JSON holds an unpaired surrogate (\\ud800 to \\udfff): not Unicode text")
@@ -118,18 +136,28 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _dumps(message: Any) -> str:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+def _dumps(message: Any) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
-def encode_message(message: dict[str, Any] | list[dict[str, Any]]) -> str | None:
-    """``message`` as compact JSON text; a message JSON cannot carry becomes an error for its id (``None``
+# What json.dumps and the UTF-8 encoding raise for a value no JSON text can carry (UnicodeEncodeError is a
+# ValueError: checked first, so the log says which).
+_UNENCODABLE: Final = (ValueError, TypeError, RecursionError)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, UnicodeEncodeError):
+        return "text that is not Unicode (a lone surrogate)"
+    return "a non-finite number (NaN or Infinity)" if isinstance(exc, ValueError) else type(exc).__name__
+
+
+def encode_message(message: dict[str, Any] | list[dict[str, Any]]) -> bytes | None:
+    """``message`` as compact JSON in UTF-8; a message JSON cannot carry becomes an error for its id (``None``
     for a notification or a server request, which has no one to answer)."""
     try:
         return _dumps(message)
-    except (ValueError, TypeError, RecursionError) as exc:
-        reason = "a non-finite number (NaN or Infinity)" if isinstance(exc, ValueError) else type(exc).__name__
-        logger.error("mcptools: a message could not be encoded as JSON (%s); it is not sent", reason)
+    except _UNENCODABLE as exc:
+        logger.error("mcptools: a message could not be encoded as JSON (%s); it is not sent", _reason(exc))
     if type(message) is list:
         kept = [r for r in map(_replacement, message) if r is not None]
         return _dumps(kept) if kept else None
@@ -141,10 +169,15 @@ def _replacement(message: Any) -> dict[str, Any] | None:
     try:
         _dumps(message)
         return message  # type: ignore[no-any-return]
-    except (ValueError, TypeError, RecursionError):
+    except _UNENCODABLE:
         pass
     if type(message) is dict and "method" not in message and "id" in message:
+        request_id = echo_id(message)
+        try:
+            _dumps(request_id)
+        except _UNENCODABLE:
+            request_id = None  # an id of our own making never gets here; a client's was checked at decode
         return error_response(
-            echo_id(message), INTERNAL_ERROR, "Internal error: the response holds a value JSON cannot carry"
+            request_id, INTERNAL_ERROR, "Internal error: the response holds a value JSON cannot carry"
         )
     return None

@@ -25,19 +25,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Hashable, Iterable
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._call import Call, Mode
 from .._errors import InsufficientScope
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, SERVER_BUSY, SESSION_NOT_FOUND, classify, echo_id
 from .._protocol.engine import Engine
+from .._protocol.listen import LISTEN_METHOD
 from .._protocol.request_rules import http_status_for, names_revision, refuse_batch
 from .._protocol.revisions import SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION, supported_versions
-from .._protocol.session import Session
+from .._protocol.session import QUESTION_TIMEOUT, Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
 from ..auth import AuthSettings, Principal
 from .asgi_answers import (
+    RECONNECT_TIMEOUT,
     EventSink,
     answer_at_once,
     answer_in_session,
@@ -61,9 +64,17 @@ from .asgi_io import (
     send_empty,
     send_json,
     until_disconnect,
+    until_expiry,
 )
 from .asgi_lifespan import serve_lifespan
-from .asgi_sessions import HTTPSession, SessionTable
+from .asgi_sessions import (
+    MAX_GET_STREAMS,
+    MAX_SESSIONS,
+    MAX_SESSIONS_PER_CLIENT,
+    HTTPSession,
+    SessionTable,
+    owner_of,
+)
 from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, accepts, is_json_content_type
 from .streams import parse_event_id, sse_event
 
@@ -75,6 +86,8 @@ __all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
 logger = logging.getLogger("mcptools.http")
 
 _DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
+# subscriptions/listen streams one client (a token's owner, else an address) may hold open at once.
+MAX_LISTEN_STREAMS: Final = 16
 
 
 @final
@@ -83,6 +96,7 @@ class StreamableHTTPApp:
 
     __slots__ = (
         "_header_params",
+        "_listening",
         "_registry",
         "_sessions",
         "_stopping",
@@ -91,10 +105,13 @@ class StreamableHTTPApp:
         "host_rules",
         "max_body_bytes",
         "max_sessions",
+        "max_sessions_per_client",
         "path",
         "retry_ms",
         "session_idle_seconds",
         "stateless_only",
+        "timeout_question",
+        "timeout_reconnect",
     )
 
     def __init__(
@@ -107,8 +124,11 @@ class StreamableHTTPApp:
         max_body_bytes: int = _DEFAULT_MAX_BODY,
         stateless_only: bool = False,
         retry_ms: int = 1000,
-        max_sessions: int = 10_000,
+        max_sessions: int = MAX_SESSIONS,
+        max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT,
         session_idle_seconds: float = 3600.0,
+        timeout_question: float = QUESTION_TIMEOUT,
+        timeout_reconnect: float = RECONNECT_TIMEOUT,
         engine: Engine | None = None,
         auth: AuthSettings | None = None,
     ) -> None:
@@ -123,8 +143,14 @@ class StreamableHTTPApp:
         # Set when the server starts stopping: long-lived GET streams end then (see ``stopping``).
         self._stopping = False
         self.max_sessions = max_sessions
+        self.max_sessions_per_client = max_sessions_per_client
         self.session_idle_seconds = session_idle_seconds
+        # A question to the client waits at most timeout_question seconds for its answer, and no more than
+        # timeout_reconnect once the stream that carried it has nobody reading it.
+        self.timeout_question = timeout_question
+        self.timeout_reconnect = timeout_reconnect
         self._sessions = SessionTable()
+        self._listening: dict[Hashable, int] = {}
         self.auth = HTTPAuth(auth, self.engine.registry, path) if auth is not None else None
         self._registry = registry
         self._header_params = ParamHeaders()
@@ -154,9 +180,9 @@ class StreamableHTTPApp:
             if method == "POST":
                 await self._post(scope, headers, principal, receive, send)
             elif method == "GET":
-                await self._get(headers, receive, send)
+                await self._get(headers, principal, receive, send)
             elif method == "DELETE":
-                await self._delete(headers, send)
+                await self._delete(headers, principal, send)
             else:
                 raise Reject(405, INVALID_REQUEST, f"Method Not Allowed: {method}")
         except Reject as reject:
@@ -164,16 +190,19 @@ class StreamableHTTPApp:
             await send_json(send, reject.status, reject.body, extra + reject.headers)
 
     def stopping(self) -> None:
-        """The server is stopping (uvicorn's graceful shutdown, before it waits for open responses): open
-        ``subscriptions/listen`` streams end now, with their graceful final result, and 2025 sessions' GET
-        streams end too, instead of holding the shutdown until their clients leave. Calls in flight finish."""
+        """The server is stopping (uvicorn's graceful shutdown, before it waits for open responses; a host app
+        mounting this one calls it from its own shutdown): open ``subscriptions/listen`` streams end now, with
+        their graceful final result, and the 2025 sessions stop: their GET streams end, questions waiting for a
+        client fail (the tool sees ``ClientRequestError``), and their ids are no longer served. Calls in flight
+        finish, within the server's shutdown deadline (``mcptools serve --timeout-shutdown``)."""
         self._stopping = True
         self.engine.listeners.close()
-        self._sessions.wake_streams()
+        self._sessions.stop_all()
 
     def close_sessions(self) -> None:
-        """End every open session (their streams close). Called on lifespan shutdown; an app mounted where
-        lifespan events do not reach it needs no call: idle sessions expire on their own as new ones open."""
+        """End every open session (their streams close, calls still running are cancelled). Called on lifespan
+        shutdown; an app mounted where lifespan events do not reach it needs no call: idle sessions expire on
+        their own."""
         self._sessions.close_all()
 
     # -- guards ----------------------------------------------------------------------------------------
@@ -202,21 +231,38 @@ class StreamableHTTPApp:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    def _session_for(self, headers: Headers, request_id: Any = None) -> HTTPSession | None:
+    def _session_for(self, headers: Headers, principal: Principal | None, request_id: Any = None) -> HTTPSession | None:
+        """The session the request names, if it belongs to this caller and is still alive; 404 otherwise (another
+        caller's session is answered exactly as an unknown one)."""
         session_id = headers.get("mcp-session-id")
         if session_id is None:
             return None
-        entry = self._sessions.touch(session_id.strip())
+        entry = self._sessions.find(session_id.strip(), owner_of(principal), self.session_idle_seconds)
         if entry is None:
             raise Reject(404, SESSION_NOT_FOUND, "Not Found: unknown or terminated session", request_id)
         return entry
 
-    def _new_session(self, request_id: Any) -> HTTPSession:
-        """O(1) amortised admission; a full table evicts its LRU idle session (see ``asgi_sessions``)."""
-        entry = self._sessions.admit(self.max_sessions, self.session_idle_seconds)
-        if entry is None:
+    def _new_session(self, scope: Scope, principal: Principal | None, request_id: Any) -> HTTPSession:
+        """O(1) amortised admission, at most ``max_sessions_per_client`` for one client (see ``asgi_sessions``)."""
+        owner = owner_of(principal)
+        peer = _peer(scope)
+        admitted = self._sessions.admit(
+            owner,
+            owner if owner is not None else peer,
+            self.max_sessions,
+            self.max_sessions_per_client,
+            self.session_idle_seconds,
+        )
+        if admitted == "client":
+            raise Reject(
+                429, SERVER_BUSY, "Too Many Requests: this client's sessions all have requests in flight", request_id
+            )
+        if admitted == "full":
             raise Reject(503, SERVER_BUSY, "Service Unavailable: too many sessions with requests in flight", request_id)
-        return entry
+        assert type(admitted) is HTTPSession
+        admitted.session.peer = peer
+        admitted.session.question_timeout = self.timeout_question
+        return admitted
 
     # -- POST ------------------------------------------------------------------------------------------
 
@@ -235,7 +281,7 @@ class StreamableHTTPApp:
         except ParseFailure as failure:
             raise Reject(400, PARSE_ERROR, str(failure)) from None
         if type(message) is list:
-            await self._post_batch(headers, message, sse_ok, principal, send)
+            await self._post_batch(headers, message, sse_ok, principal, receive, send)
             return
         kind = classify(message)
         if kind == "invalid":
@@ -245,27 +291,32 @@ class StreamableHTTPApp:
         # A request naming its revision in _meta is a 2026-07-28 one, which has no sessions: its transport says
         # to ignore an Mcp-Session-Id rather than route (and 404) on it.
         named = names_revision(meta)
-        entry = None if named else self._session_for(headers, echo_id(message))
+        entry = None if named else self._session_for(headers, principal, echo_id(message))
         if entry is not None:
             self._check_legacy_version(headers, message)
-            await self._post_in_session(entry, message, kind, sse_ok, principal, scope, headers, send)
+            await self._post_in_session(entry, message, kind, sse_ok, principal, scope, headers, receive, send)
         elif kind == "request" and message["method"] == "initialize" and not named:
-            await self._initialize(scope, headers, message, params, send)
+            await self._initialize(scope, headers, message, params, principal, send)
         elif kind != "request":
             await send_empty(send, 202)  # without a session a notification or a response changes nothing
         else:
             await self._post_stateless(scope, headers, message, params, sse_ok, principal, receive, send)
 
     async def _initialize(
-        self, scope: Scope, headers: Headers, message: dict[str, Any], params: dict[str, Any], send: ASGISend
+        self,
+        scope: Scope,
+        headers: Headers,
+        message: dict[str, Any],
+        params: dict[str, Any],
+        principal: Principal | None,
+        send: ASGISend,
     ) -> None:
         if self.stateless_only:
             # A legacy client has no way forward from here: the error is all it can show its user, so it names
             # the versions this server does speak (as the 2026-07-28 versioning page asks).
             raise self._no_legacy(message, params)
         self._check_legacy_version(headers, message)
-        entry = self._new_session(message["id"])
-        entry.session.peer = _peer(scope)
+        entry = self._new_session(scope, principal, message["id"])
         response = await self.engine.handle(message, entry.session)
         await send_json(send, 200, response, [(b"mcp-session-id", entry.session.id.encode("ascii"))])
 
@@ -305,7 +356,44 @@ class StreamableHTTPApp:
             await send_json(send, http_status_for(response), response)
             return
         assert type(routed) is Call
+        if routed.method == LISTEN_METHOD:
+            await self._listen(scope, message, routed, principal, receive, send)
+            return
         await answer_stateless(self.engine, message, routed, sse_ok, send, receive)
+
+    async def _listen(
+        self,
+        scope: Scope,
+        message: dict[str, Any],
+        routed: Call,
+        principal: Principal | None,
+        receive: Receive,
+        send: ASGISend,
+    ) -> None:
+        """A ``subscriptions/listen`` stream: at most ``MAX_LISTEN_STREAMS`` open per client, and ended (with its
+        graceful result) when the token that opened it expires."""
+        owner = owner_of(principal)
+        client: Hashable = owner if owner is not None else _peer(scope)
+        open_now = self._listening.get(client, 0)
+        if open_now >= MAX_LISTEN_STREAMS:
+            raise Reject(
+                429,
+                SERVER_BUSY,
+                f"Too Many Requests: this client has {open_now} subscriptions/listen streams open",
+                message["id"],
+            )
+        self._listening[client] = open_now + 1
+        expiry = _end_at_expiry(principal, routed.session)
+        try:
+            await answer_stateless(self.engine, message, routed, True, send, receive)
+        finally:
+            if expiry is not None:
+                expiry.cancel()
+            left = self._listening[client] - 1
+            if left:
+                self._listening[client] = left
+            else:
+                del self._listening[client]
 
     async def _post_in_session(
         self,
@@ -316,6 +404,7 @@ class StreamableHTTPApp:
         principal: Principal | None,
         scope: Scope,
         headers: Headers,
+        receive: Receive,
         send: ASGISend,
     ) -> None:
         engine = self.engine
@@ -334,12 +423,18 @@ class StreamableHTTPApp:
                 await sink.send(response)
             return response
 
-        await answer_in_session(entry, answer, sse_ok, send, self.retry_ms)
+        await answer_in_session(entry, answer, sse_ok, send, receive, self.retry_ms, self.timeout_reconnect)
 
     async def _post_batch(
-        self, headers: Headers, messages: list[Any], sse_ok: bool, principal: Principal | None, send: ASGISend
+        self,
+        headers: Headers,
+        messages: list[Any],
+        sse_ok: bool,
+        principal: Principal | None,
+        receive: Receive,
+        send: ASGISend,
     ) -> None:
-        entry = self._session_for(headers)
+        entry = self._session_for(headers, principal)
         refusal = refuse_batch(messages, entry.session if entry is not None else Session())
         if refusal is not None:
             await send_json(send, 400, refusal)
@@ -358,7 +453,7 @@ class StreamableHTTPApp:
                 messages, entry.session, sink, deliver=sink if sse_ok else None, principal=principal
             )
 
-        await answer_in_session(entry, answer, sse_ok, send, self.retry_ms)
+        await answer_in_session(entry, answer, sse_ok, send, receive, self.retry_ms, self.timeout_reconnect)
 
     @staticmethod
     def _no_legacy(message: dict[str, Any], params: dict[str, Any]) -> Reject:
@@ -388,49 +483,51 @@ class StreamableHTTPApp:
 
     # -- GET and DELETE --------------------------------------------------------------------------------
 
-    async def _get(self, headers: Headers, receive: Receive, send: ASGISend) -> None:
+    async def _get(self, headers: Headers, principal: Principal | None, receive: Receive, send: ASGISend) -> None:
+        """A 2025 session's GET: resume one of its streams (``Last-Event-ID``) or open its standalone stream. At
+        most ``MAX_GET_STREAMS`` at once per session; each ends when the token that opened it expires."""
         if self.stateless_only or headers.get("mcp-session-id") is None:
             raise Reject(405, INVALID_REQUEST, "Method Not Allowed: GET needs an Mcp-Session-Id")
-        entry = self._session_for(headers)
+        entry = self._session_for(headers, principal)
         assert entry is not None
         if headers.get("accept") is None or not accepts(headers.get("accept"), "text/event-stream"):
             raise Reject(406, INVALID_REQUEST, "Not Acceptable: GET serves text/event-stream only")
         last = headers.get("last-event-id")
         parsed = parse_event_id(last) if last is not None else None
-        if parsed is not None and parsed[0] in entry.streams:
-            stream = entry.streams[parsed[0]]
-            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-            with contextlib.suppress(Disconnected):
-                await until_disconnect(follow(entry, stream, send, parsed[1]), receive)
-            return
-        if entry.standalone:
+        resumed = entry.streams.get(parsed[0]) if parsed is not None else None
+        if resumed is None and entry.standalone:
             raise Reject(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
-        entry.standalone = True
+        if entry.gets >= MAX_GET_STREAMS:
+            raise Reject(409, INVALID_REQUEST, f"Conflict: this session already has {entry.gets} GET streams open")
+        if resumed is not None and parsed is not None:
+            if resumed.readers:
+                resumed.cut()  # the client came back: whoever still follows is a connection it left
+            work = follow(entry, resumed, send, parsed[1], resumed.epoch)
+        else:
+            entry.standalone = True
+            work = self._standalone(entry, send)
+        entry.gets += 1
         try:
-            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-            if supports_priming(entry.session.protocol_version):
-                await send(
-                    {
-                        "type": "http.response.body",
-                        "more_body": True,
-                        "body": sse_event(None, "", retry_ms=self.retry_ms),
-                    }
-                )
-            try:
-                await until_disconnect(self._standalone(entry, send), receive)
-            except Disconnected:
-                return
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            with entry.attach():
+                await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+                with contextlib.suppress(Disconnected):
+                    await until_disconnect(until_expiry(work, principal, send), receive)
         finally:
-            entry.standalone = False
+            entry.gets -= 1
+            if resumed is None:
+                entry.standalone = False
 
     async def _standalone(self, entry: HTTPSession, send: ASGISend) -> None:
-        """Carry the session's server-initiated notifications on its GET stream until the session closes."""
+        """Carry the session's server-initiated notifications on its GET stream until the session closes (or
+        the server stops)."""
+        if supports_priming(entry.session.protocol_version):
+            priming = sse_event(None, b"", retry_ms=self.retry_ms)
+            await send({"type": "http.response.body", "more_body": True, "body": priming})
         while not entry.closed.is_set() and not self._stopping:
             for message in entry.take():
-                text = encode_message(message)
-                if text is not None:
-                    await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
+                data = encode_message(message)
+                if data is not None:
+                    await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
             if entry.outbox:
                 continue
             waiters = [asyncio.ensure_future(entry.outbox_changed.wait()), asyncio.ensure_future(entry.closed.wait())]
@@ -439,11 +536,12 @@ class StreamableHTTPApp:
             finally:
                 for waiter in waiters:
                     waiter.cancel()
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-    async def _delete(self, headers: Headers, send: ASGISend) -> None:
+    async def _delete(self, headers: Headers, principal: Principal | None, send: ASGISend) -> None:
         if headers.get("mcp-session-id") is None:
             raise Reject(400, INVALID_REQUEST, "Bad Request: DELETE needs an Mcp-Session-Id")
-        entry = self._session_for(headers)
+        entry = self._session_for(headers, principal)
         assert entry is not None
         self._sessions.remove(entry.session.id)
         await send_empty(send, 204)
@@ -457,6 +555,14 @@ def _peer(scope: Scope) -> str | None:
     names the caller (behind a proxy every client shares the proxy's address; use a key of your own there)."""
     client = scope.get("client")
     return f"address:{client[0]}" if client else None
+
+
+def _end_at_expiry(principal: Principal | None, session: Session) -> asyncio.TimerHandle | None:
+    """Close ``session`` (a listen stream on it ends gracefully) when the token that opened it expires."""
+    if principal is None or principal.expires_at is None:
+        return None
+    delay = max(principal.expires_at - time.time(), 0.0)
+    return asyncio.get_running_loop().call_later(delay, lambda: session.close(cancel_running=False))
 
 
 def create_app(registry: Served, **options: Any) -> StreamableHTTPApp:

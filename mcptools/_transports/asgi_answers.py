@@ -11,14 +11,16 @@ to the session, not to the HTTP response, so it goes on if the client drops the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, final
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from .._call import Call
 from .._errors import ClientRequestError
-from .._jsonrpc import INTERNAL_ERROR
+from .._jsonrpc import INTERNAL_ERROR, RequestId
 from .._protocol.listen import LISTEN_METHOD
 from .._protocol.request_rules import http_status_for
 from .._protocol.wire import encode_message
@@ -27,9 +29,23 @@ from .streams import EventStream, sse_event
 
 if TYPE_CHECKING:
     from .._protocol.engine import Engine
+    from .._protocol.session import Session
     from .asgi_sessions import HTTPSession
 
-__all__ = ["EventSink", "answer_at_once", "answer_in_session", "answer_stateless", "can_stream", "follow"]
+__all__ = [
+    "RECONNECT_TIMEOUT",
+    "EventSink",
+    "answer_at_once",
+    "answer_in_session",
+    "answer_stateless",
+    "can_stream",
+    "follow",
+]
+
+
+# How long a question waits for its client to resume a stream that has nobody reading it, by default: clients
+# reconnect within a second or two (the TypeScript SDK's backoff starts at one second and caps at thirty).
+RECONNECT_TIMEOUT: Final = 30.0
 
 
 def can_stream(routed: Call | dict[str, Any]) -> bool:
@@ -46,21 +62,57 @@ def can_stream(routed: Call | dict[str, Any]) -> bool:
 class EventSink:
     """One request's ``Stream`` into an ``EventStream``. Over a plain JSON answer (``questions`` false) there is
     no room for the server's questions, so they fail at once instead of waiting forever; ``close`` cuts the
-    current reader off where a later GET can resume (``resumable``)."""
+    current reader off where a later GET can resume (``resumable``).
+
+    A question asked on a ``session``'s stream waits while someone reads the stream, or until a reader comes back
+    within ``reconnect`` seconds of the last one leaving: past that its client is gone, and the question fails
+    with ``ClientRequestError`` (its own deadline, ``Session.question_timeout``, holds either way)."""
 
     events: EventStream
     questions: bool = True
     resumable: bool = False
+    session: Session | None = None
+    reconnect: float = RECONNECT_TIMEOUT
+    _asked: list[RequestId] = field(default_factory=list)
+    _timer: asyncio.TimerHandle | None = None
     streaming: ClassVar[bool] = True
 
     async def send(self, message: dict[str, Any]) -> None:
-        if not self.questions and "id" in message and "method" in message:
-            raise ClientRequestError(INTERNAL_ERROR, "the client takes no event stream, so it cannot be asked anything")
+        if "id" in message and "method" in message:
+            if not self.questions:
+                raise ClientRequestError(
+                    INTERNAL_ERROR, "the client takes no event stream, so it cannot be asked anything"
+                )
+            if self.session is not None:
+                self._asked.append(message["id"])
+                self._watch(self.reconnect)
         self.events.push(message)
 
     async def close(self) -> None:
         if self.resumable:
             self.events.cut()
+
+    def _watch(self, delay: float) -> None:
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(delay, self._check)
+
+    def _check(self) -> None:
+        """While questions wait: fail them once the stream has gone unread for ``reconnect`` seconds."""
+        self._timer = None
+        session = self.session
+        assert session is not None
+        self._asked = [asked for asked in self._asked if session.waiting(asked)]
+        if not self._asked:
+            return
+        since = self.events.unheard_since
+        unheard = time.monotonic() - since if since is not None else 0.0
+        if unheard < self.reconnect:
+            self._watch(self.reconnect - unheard)
+            return
+        reason = f"the client's stream closed and was not resumed within {self.reconnect:g} seconds"
+        for asked in self._asked:
+            session.fail(asked, reason)
+        self._asked.clear()
 
 
 async def answer_stateless(
@@ -98,9 +150,9 @@ async def _pump(events: EventStream, final: list[dict[str, Any] | None], send: A
     async for _event_id, data in events.follow():
         await send({"type": "http.response.body", "body": sse_event(None, data), "more_body": True})
     if final and final[0] is not None:
-        text = encode_message(final[0])
-        if text is not None:
-            await send({"type": "http.response.body", "body": sse_event(None, text), "more_body": True})
+        response = encode_message(final[0])
+        if response is not None:
+            await send({"type": "http.response.body", "body": sse_event(None, response), "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
@@ -116,13 +168,10 @@ async def answer_at_once(
     """A session request that cannot emit anything before its response, answered inline: the whole SSE body
     (priming event and response) in one write. Like a followed stream that ended, nothing is kept for a later
     ``Last-Event-ID``: the response went out in that write."""
-    entry.in_flight += 1
-    try:
+    with entry.attach():
         response = await engine.serve(message, routed)
-    finally:
-        entry.in_flight -= 1
-    text = encode_message(response) if response is not None else None
-    if text is None:
+    data = encode_message(response) if response is not None else None
+    if data is None:
         await send_empty(send, 202)
         return
     if not sse_ok:
@@ -131,52 +180,66 @@ async def answer_at_once(
     stream_id = secrets.token_hex(8)
     parts = []
     if supports_priming(entry.session.protocol_version):
-        parts.append(sse_event(f"{stream_id}:0", "", retry_ms=retry_ms))
-    parts.append(sse_event(f"{stream_id}:1", text))
+        parts.append(sse_event(f"{stream_id}:0", b"", retry_ms=retry_ms))
+    parts.append(sse_event(f"{stream_id}:1", data))
     await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
     await send({"type": "http.response.body", "body": b"".join(parts), "more_body": False})
 
 
 async def answer_in_session(
-    entry: HTTPSession, answer: Callable[[EventSink], Awaitable[Answer]], sse_ok: bool, send: ASGISend, retry_ms: int
+    entry: HTTPSession,
+    answer: Callable[[EventSink], Awaitable[Answer]],
+    sse_ok: bool,
+    send: ASGISend,
+    receive: Receive,
+    retry_ms: int,
+    reconnect: float,
 ) -> None:
     """Run ``answer`` (one request, or a batch) on a session: over SSE, everything it emits (our notifications
     and questions, then its responses) goes out as resumable events; a client that takes only JSON gets its
-    answer as one body once the work is done."""
+    answer as one body once the work is done. The work belongs to the session, not to this HTTP response: it
+    goes on when the client drops the connection (a later GET resumes an SSE stream), and while nobody waits for
+    it, it keeps the session from expiring no longer than an idle one."""
     events = EventStream()
-    entry.streams[events.id] = events
+    entry.keep(events)
     final: list[Answer] = []
+    sink = EventSink(events, questions=sse_ok, resumable=True, session=entry.session, reconnect=reconnect)
 
     async def run() -> None:
-        entry.in_flight += 1
         try:
-            final.append(await answer(EventSink(events, questions=sse_ok, resumable=True)))
+            final.append(await answer(sink))
         finally:
-            entry.in_flight -= 1
             events.finish()
 
-    # The call belongs to the session, not to this HTTP response: it goes on if the client reconnects.
     task = asyncio.ensure_future(run())
-    if not sse_ok:
-        await asyncio.shield(task)
-        entry.streams.pop(events.id, None)
-        body = final[0] if final else None
-        await send_json(send, 200 if body is not None else 202, body)
-        return
-    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-    if supports_priming(entry.session.protocol_version):
-        priming = sse_event(events.event_id(0), "", retry_ms=retry_ms)
-        await send({"type": "http.response.body", "more_body": True, "body": priming})
-    await follow(entry, events, send, 0)
+    with entry.attach():
+        if not sse_ok:
+            try:
+                await until_disconnect(asyncio.shield(task), receive)
+            except Disconnected:
+                return  # nobody is left to take the answer, and a JSON answer cannot be resumed
+            finally:
+                entry.streams.pop(events.id, None)
+            body = final[0] if final else None
+            await send_json(send, 200 if body is not None else 202, body)
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        if supports_priming(entry.session.protocol_version):
+            priming = sse_event(events.event_id(0), b"", retry_ms=retry_ms)
+            await send({"type": "http.response.body", "more_body": True, "body": priming})
+        with contextlib.suppress(Disconnected):
+            # From the stream's first epoch: the work may cut it before the reader's task first runs.
+            await until_disconnect(follow(entry, events, send, 0, epoch=0), receive)
 
 
-async def follow(entry: HTTPSession, events: EventStream, send: ASGISend, start: int) -> None:
+async def follow(entry: HTTPSession, events: EventStream, send: ASGISend, start: int, epoch: int | None = None) -> None:
     """Send ``events`` from ``start`` on until the stream ends or is cut (then the client resumes it)."""
-    async for event_id, data in events.follow(start):
-        await send({"type": "http.response.body", "body": sse_event(event_id, data), "more_body": True})
-    if events.done:
-        entry.streams.pop(events.id, None)
-    await send({"type": "http.response.body", "body": b"", "more_body": False})
+    with events.reading():
+        async for event_id, data in events.follow(start, epoch):
+            await send({"type": "http.response.body", "body": sse_event(event_id, data), "more_body": True})
+        if events.done:
+            entry.streams.pop(events.id, None)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def supports_priming(version: str | None) -> bool:

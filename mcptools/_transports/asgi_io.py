@@ -7,12 +7,16 @@ response leaves (one JSON body, an empty one, or an SSE stream that stops when t
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from .._jsonrpc import INVALID_REQUEST, error_response
 from .._protocol.wire import encode_message
 from .http_rules import SINGLE_HEADERS
+
+if TYPE_CHECKING:
+    from ..auth import Principal
 
 __all__ = [
     "ASGISend",
@@ -28,6 +32,7 @@ __all__ = [
     "send_json",
     "local_path",
     "until_disconnect",
+    "until_expiry",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -105,11 +110,10 @@ SSE_HEADERS: Final = [
 
 
 async def send_json(send: ASGISend, status: int, body: Answer, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    text = encode_message(body) if body is not None else None
-    if text is None:
+    payload = encode_message(body) if body is not None else None
+    if payload is None:
         await send_empty(send, 202 if status < 300 else status, extra)
         return
-    payload = text.encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode("ascii"))]
     await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
     await send({"type": "http.response.body", "body": payload, "more_body": False})
@@ -142,3 +146,17 @@ async def until_disconnect(work: Awaitable[Any], receive: Receive) -> Any:
         return job.result()
     job.cancel()
     raise Disconnected
+
+
+async def until_expiry(work: Awaitable[None], principal: Principal | None, send: ASGISend) -> None:
+    """Run ``work``, the sending of a stream that ends its response itself, until the token that opened the
+    stream expires: then the response ends there (a client that still wants the stream comes back with a fresh
+    token, which is checked like any other)."""
+    expires = principal.expires_at if principal is not None else None
+    if expires is None:
+        await work
+        return
+    try:
+        await asyncio.wait_for(work, max(expires - time.time(), 0.0))
+    except asyncio.TimeoutError:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -85,6 +85,8 @@ def uvicorn_options(options: Mapping[str, Any], *, by_name: bool) -> dict[str, A
         "loop": "uvloop" if fast else "asyncio",
         "http": protocol,
         "timeout_keep_alive": options["timeout_keep_alive"],
+        # Past it uvicorn cancels what is still running and closes the app's lifespan: SIGTERM always ends.
+        "timeout_graceful_shutdown": options["timeout_shutdown"],
         "log_level": "warning",
     }
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final, final
 from .._errors import MissingDependency
 from .._jsonrpc import RequestId
 from .._protocol.engine import Engine
+from .._protocol.session import QUESTION_TIMEOUT, Session
 from .._protocol.wire import ParseFailure, encode_message
 from .loop import Outgoing, serve_connection
 
@@ -172,10 +173,10 @@ class StdioTransport:
                 return line
 
     async def send(self, message: Outgoing, related: RequestId | None = None) -> None:
-        text = encode_message(message)
-        if text is None:
+        encoded = encode_message(message)
+        if encoded is None:
             return
-        data = text.encode("utf-8") + b"\n"
+        data = encoded + b"\n"
         pipe = self._pipe
         if pipe is not None:
             if pipe.is_closing():
@@ -197,16 +198,20 @@ async def serve_stdio_async(
     stdout: BinaryIO | None = None,
     *,
     engine: Engine | None = None,
+    question_timeout: float = QUESTION_TIMEOUT,
 ) -> None:
     """Serve ``registry`` on the given binary streams (the process's own by default) until end of input, its
-    lifespan entered around it (a lifespan that fails to start raises here, before anything is read)."""
+    lifespan entered around it (a lifespan that fails to start raises here, before anything is read). A question
+    to the client waits at most ``question_timeout`` seconds for its answer."""
     engine = engine if engine is not None else registry.engine
     transport = StdioTransport(
         stdin if stdin is not None else sys.stdin.buffer, stdout if stdout is not None else sys.stdout.buffer
     )
     async with registry.running():
         await transport.open()
-        await serve_connection(engine, transport)
+        await serve_connection(
+            engine, transport, session=Session(peer=transport.peer, question_timeout=question_timeout)
+        )
 
 
 def _start_reader(reader: BinaryIO, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[bytes | None]) -> None:
@@ -300,19 +305,21 @@ def claim_stdout() -> BinaryIO:
     return protocol
 
 
-def serve_stdio(registry: Served, stdout: BinaryIO | None = None, *, stack: str = "auto") -> int:
+def serve_stdio(
+    registry: Served, stdout: BinaryIO | None = None, *, stack: str = "auto", question_timeout: float = QUESTION_TIMEOUT
+) -> int:
     """Serve ``registry`` on this process's stdin and stdout; returns the exit status.
 
     ``stdout`` is the stream from ``claim_stdout`` when the caller claimed it before loading the registry;
     otherwise it is claimed here. ``stack``: ``auto`` runs on uvloop when it is installed (extra ``http-fast``:
     about half the time a round trip takes on asyncio's own loop), ``standard`` always on asyncio's, ``fast``
-    on uvloop (an ImportError without it).
+    on uvloop (an ImportError without it). ``question_timeout``: see ``serve_stdio_async``.
     """
     protocol = stdout if stdout is not None else claim_stdout()
     run = _runner(stack)
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            run(_serve_until_stopped(registry, protocol))
+            run(_serve_until_stopped(registry, protocol, question_timeout))
         except KeyboardInterrupt:
             return 130
         except BrokenPipeError:
@@ -337,10 +344,12 @@ def _runner(stack: str) -> Callable[[Coroutine[Any, Any, None]], None]:
     return asyncio.run
 
 
-async def _serve_until_stopped(registry: Served, protocol: BinaryIO) -> None:
+async def _serve_until_stopped(registry: Served, protocol: BinaryIO, question_timeout: float) -> None:
     """``serve_stdio_async``, ended cleanly by SIGTERM: the serving task is cancelled, so running calls stop and
     the lifespan closes before the process exits (Python's default for SIGTERM is to die on the spot)."""
-    serving = asyncio.ensure_future(serve_stdio_async(registry, sys.stdin.buffer, protocol))
+    serving = asyncio.ensure_future(
+        serve_stdio_async(registry, sys.stdin.buffer, protocol, question_timeout=question_timeout)
+    )
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows, or not the main thread
         loop.add_signal_handler(signal.SIGTERM, serving.cancel)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from typing import Any, final
 
 from .._protocol.wire import encode_message
@@ -18,17 +20,16 @@ from .._protocol.wire import encode_message
 __all__ = ["EventStream", "parse_event_id", "sse_event"]
 
 
-def sse_event(event_id: str | None, data: str, *, retry_ms: int | None = None) -> bytes:
-    """One SSE event; ``data`` must hold no newline (JSON from ``json.dumps`` never does)."""
+def sse_event(event_id: str | None, data: bytes, *, retry_ms: int | None = None) -> bytes:
+    """One SSE event; ``data`` (UTF-8 JSON from ``encode_message``) must hold no newline, and never does."""
     lines = []
     if event_id is not None:
-        lines.append(f"id: {event_id}")
+        lines.append(f"id: {event_id}\n")
     if retry_ms is not None:
-        lines.append(f"retry: {retry_ms}")
+        lines.append(f"retry: {retry_ms}\n")
     if data:
-        lines.append("event: message")
-    lines.append(f"data: {data}")
-    return ("\n".join(lines) + "\n\n").encode("utf-8")
+        lines.append("event: message\n")
+    return "".join(lines).encode("ascii") + b"data: " + data + b"\n\n"
 
 
 def parse_event_id(value: str) -> tuple[str, int] | None:
@@ -43,7 +44,7 @@ def parse_event_id(value: str) -> tuple[str, int] | None:
 class EventStream:
     """The messages of one request's stream, in order, with the ids the client can resume from."""
 
-    __slots__ = ("_changed", "done", "epoch", "id", "messages")
+    __slots__ = ("_changed", "done", "epoch", "id", "messages", "readers", "unheard_since")
 
     def __init__(self) -> None:
         self.id = secrets.token_hex(8)
@@ -52,6 +53,22 @@ class EventStream:
         # Bumped to cut the current reader off; a reader follows only while the epoch it started with lasts.
         self.epoch = 0
         self._changed = asyncio.Event()
+        # Who is reading now, and since when nobody has been (``time.monotonic()``; ``None`` while read): what
+        # tells a question on this stream that its client is gone.
+        self.readers = 0
+        self.unheard_since: float | None = time.monotonic()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Count a reader (an HTTP response following this stream) for the block."""
+        self.readers += 1
+        self.unheard_since = None
+        try:
+            yield
+        finally:
+            self.readers -= 1
+            if not self.readers:
+                self.unheard_since = time.monotonic()
 
     def event_id(self, seen: int) -> str:
         return f"{self.id}:{seen}"
@@ -68,16 +85,17 @@ class EventStream:
         self.epoch += 1
         self._changed.set()
 
-    async def follow(self, start: int = 0) -> AsyncIterator[tuple[str, str]]:
-        """Yield ``(event id, JSON text)`` from message ``start`` on, until the stream ends or is cut."""
-        epoch = self.epoch
+    async def follow(self, start: int = 0, epoch: int | None = None) -> AsyncIterator[tuple[str, bytes]]:
+        """Yield ``(event id, UTF-8 JSON)`` from message ``start`` on, until the stream ends or is cut (after
+        ``epoch``: the reader's, when it began reading before this generator first runs)."""
+        epoch = self.epoch if epoch is None else epoch
         index = start
         while True:
             while index < len(self.messages):
-                text = encode_message(self.messages[index])
+                data = encode_message(self.messages[index])
                 index += 1
-                if text is not None:
-                    yield self.event_id(index), text
+                if data is not None:
+                    yield self.event_id(index), data
             if self.done or self.epoch != epoch:
                 return
             self._changed.clear()
