@@ -1,9 +1,12 @@
 """The shape of the call path: one road through plain stages, two drivers, no hand-stepped coroutines.
 
 ``mcptools._pipeline`` owns the stages of a ``tools/call`` (route, authorize, prepare, invoke, finish) and the two
-drivers that run them (``drive`` and ``drive_sync``). These tests fail when a third road appears: a stage called
-from anywhere but its driver, a coroutine stepped by hand, or a walk of one call that climbs back up the layers
-(the pipeline calling into the engine that called it).
+drivers that run them (``drive`` and ``drive_sync``). These tests fail when a third road appears: the pipeline
+imported by a module other than the engine (the bare ``call_tool`` contract shares only its result builders), a
+stage called from anywhere but its driver (by name or through a module alias), a coroutine stepped by hand, a
+call reaching the pipeline over any entry (``handle``, ``handle_async``, the memory connection, stateless HTTP)
+other than through routing and a driver, or a walk of one call that climbs back up the layers (the pipeline
+calling into the engine that called it).
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import http_support
 import pytest
 
 import mcptools
-from mcptools import Context, Middleware, ToolCall, ToolRegistry
+from mcptools import Context, Middleware, StreamableHTTPApp, ToolCall, ToolRegistry
 from mcptools.middleware import CallNext, CallResult
+from mcptools.testing import Client
 
 ROOT = Path(mcptools.__file__).resolve().parent
 PIPELINE = ROOT / "_pipeline.py"
@@ -36,32 +41,60 @@ CALLERS = {
     "drive": {("_pipeline.py", "drive_sync"), ("_protocol/engine.py", "_answer")},
     "drive_sync": {("_protocol/engine.py", "handle_sync")},
 }
-# The names the pipeline module gives its stages, and the aliases modules import them under.
-ALIASES = {"route_tool": "route"}
+# The modules that may import from the pipeline at all, and what: the engine its entry points, the bare contract
+# (call_tool, a documented road of its own: no conversion, the raw schema) the result builders it shares so its
+# answers are worded as the pipeline's.
+IMPORTERS = {
+    "_protocol/engine.py": {"authorize", "drive", "drive_sync", "route"},
+    "_contract.py": {"NAME_NOT_STRING", "failure_result", "invalid_arguments_result", "text_result"},
+}
 
 
 def _calls(path: Path) -> list[tuple[str, str, int]]:
-    """(called name, calling function, line) for every call of a bare name in ``path``."""
+    """(called name, calling function, line) for every call of a bare name, or of ``module.name``, in ``path``."""
     found: list[tuple[str, str, int]] = []
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for function in ast.walk(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for node in ast.walk(function):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Name):
                 found.append((node.func.id, function.name, node.lineno))
+            elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                found.append((f"{node.func.value.id}.{node.func.attr}", function.name, node.lineno))
     return found
 
 
 def _imports_pipeline_stages(path: Path) -> dict[str, str]:
-    """The pipeline's stage names ``path`` imports, by the local name they get there."""
+    """The pipeline's stage names ``path`` can call, by the local name they get there: those it imports, and
+    ``alias.stage`` for the pipeline module imported whole (``from .. import _pipeline as stages``)."""
     names: dict[str, str] = {}
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("_pipeline"):
             for alias in node.names:
                 if alias.name in CALLERS:
                     names[alias.asname or alias.name] = alias.name
+        elif isinstance(node, (ast.ImportFrom, ast.Import)):
+            for alias in node.names:
+                if alias.name.endswith("_pipeline"):
+                    local = alias.asname or alias.name
+                    names.update({f"{local}.{stage}": stage for stage in CALLERS})
     return names
+
+
+def _pipeline_importers(path: Path) -> list[tuple[int, list[str]]]:
+    """(line, names) of every import of the pipeline module, or of names from it, in ``path``."""
+    found: list[tuple[int, list[str]]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("_pipeline"):
+            found.append((node.lineno, [alias.name for alias in node.names]))
+        elif isinstance(node, (ast.ImportFrom, ast.Import)):
+            whole = [alias.name for alias in node.names if alias.name.endswith("_pipeline")]
+            if whole:
+                found.append((node.lineno, whole))
+    return found
 
 
 def test_each_stage_and_driver_is_called_only_from_its_one_place() -> None:
@@ -78,38 +111,70 @@ def test_each_stage_and_driver_is_called_only_from_its_one_place() -> None:
     assert not problems, "a second road through the pipeline:\n" + "\n".join(problems)
 
 
-def test_no_coroutine_is_stepped_by_hand() -> None:
-    # Driving a coroutine with send(None) and reading its frames is a second, hand-made event loop; the sync
-    # driver runs coroutines on a real one (mcptools._running.run_on_loop).
+def test_only_the_engine_and_the_bare_contract_import_the_pipeline() -> None:
+    # Importing the stages is the first step of a second driver; the call-site test above then has less to catch.
     problems = []
     for path in sorted(ROOT.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and node.attr in ("cr_frame", "gi_frame", "cr_await", "gi_yieldfrom"):
-                problems.append(f"{path.relative_to(ROOT)}:{node.lineno}: reads {node.attr}")
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("send", "throw")
-                and len(node.args) == 1
-                and isinstance(node.args[0], ast.Constant)
-                and node.args[0].value is None
-            ):
-                problems.append(
-                    f"{path.relative_to(ROOT)}:{node.lineno}: steps a coroutine with .{node.func.attr}(None)"
-                )
+        where = path.relative_to(ROOT).as_posix()
+        for line, names in _pipeline_importers(path):
+            allowed = IMPORTERS.get(where, set())
+            wrong = [name for name in names if name not in allowed]
+            if wrong:
+                problems.append(f"{where}:{line}: imports {', '.join(wrong)} from the pipeline")
+    assert not problems, "only the engine drives the pipeline:\n" + "\n".join(problems)
+
+
+def _hand_steps(path: Path) -> list[str]:
+    """Where ``path`` steps a coroutine itself: reads its frames, reaches for ``__await__``, or calls
+    ``.send()``/``.throw()`` without awaiting (an awaited ``.send()`` is an async method, a transport's)."""
+    problems = []
+    awaited: set[int] = set()  # ast.walk is breadth-first: an Await is seen before the call it awaits
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr in ("cr_frame", "gi_frame", "cr_await", "gi_yieldfrom"):
+            problems.append(f"{path.name}:{node.lineno}: reads {node.attr}")
+        elif isinstance(node, ast.Attribute) and node.attr == "__await__":
+            problems.append(f"{path.name}:{node.lineno}: reaches for __await__")
+        if isinstance(node, ast.Await):
+            awaited.add(id(node.value))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("send", "throw")
+            and id(node) not in awaited
+        ):
+            problems.append(f"{path.name}:{node.lineno}: steps something with .{node.func.attr}()")
+    return problems
+
+
+def test_no_coroutine_is_stepped_by_hand() -> None:
+    # Stepping a coroutine by hand is a second, hand-made event loop; the sync driver runs coroutines on a real
+    # one (mcptools._running.run_on_loop).
+    problems = [problem for path in sorted(ROOT.rglob("*.py")) for problem in _hand_steps(path)]
     assert not problems, problems
 
 
 def test_the_detectors_find_what_they_look_for(tmp_path: Path) -> None:
     stepped = tmp_path / "stepped.py"
-    stepped.write_text("def drive(c):\n    c.send(None)\n    return c.cr_frame\n", encoding="utf-8")
-    assert [name for name, _, _ in _calls(stepped)] == []  # attribute calls are not bare-name calls
-    tree = ast.parse(stepped.read_text(encoding="utf-8"))
-    assert any(isinstance(node, ast.Attribute) and node.attr == "cr_frame" for node in ast.walk(tree))
+    stepped.write_text(
+        "def drive(c):\n    c.send(None)\n    c.throw(ValueError())\n    next(c.__await__())\n    return c.cr_frame\n"
+        "async def fine(transport):\n    await transport.send({})\n",
+        encoding="utf-8",
+    )
+    assert sorted(_hand_steps(stepped)) == [
+        "stepped.py:2: steps something with .send()",
+        "stepped.py:3: steps something with .throw()",
+        "stepped.py:4: reaches for __await__",
+        "stepped.py:5: reads cr_frame",
+    ]
     second = tmp_path / "second.py"
     second.write_text("from ._pipeline import prepare\ndef my_driver(call):\n    prepare(call)\n", encoding="utf-8")
     assert _imports_pipeline_stages(second) == {"prepare": "prepare"}
     assert ("prepare", "my_driver", 3) in _calls(second)
+    aliased = tmp_path / "aliased.py"
+    aliased.write_text("from .. import _pipeline as stages\ndef my_driver(call):\n    stages.invoke(call)\n")
+    assert _imports_pipeline_stages(aliased)["stages.invoke"] == "invoke"
+    assert ("stages.invoke", "my_driver", 3) in _calls(aliased)
+    assert _pipeline_importers(aliased) == [(1, ["_pipeline"])]
 
 
 # -- the walk of one call ----------------------------------------------------------------------------------
@@ -208,3 +273,73 @@ def test_the_async_road_and_the_middleware_road_are_the_same_stages() -> None:
     for stage in ("route", "drive", "_through_chain", "_run", "prepare", "invoke", "finish"):
         assert stage in stages, (stage, stages)
     assert "drive_sync" not in stages
+
+
+def _pipeline_entries(run: Any) -> list[str]:
+    """``"function from module"`` for each pipeline function entered from outside the pipeline while ``run()``
+    runs (each frame counted once: a coroutine resumed by its task is no new entry)."""
+    entries: list[str] = []
+    seen: list[FrameType] = []  # kept alive, so an id is never reused by a later frame
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "call" and frame.f_globals.get("__name__") == "mcptools._pipeline" and frame not in seen:
+            seen.append(frame)
+            caller = frame.f_back.f_globals.get("__name__") if frame.f_back is not None else None
+            if caller != "mcptools._pipeline":
+                entries.append(f"{frame.f_code.co_name} from {caller}")
+        return None
+
+    sys.setprofile(None)
+    sys.settrace(tracer)
+    try:
+        run()
+    finally:
+        sys.settrace(None)
+    return entries
+
+
+def _over_memory(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> None:
+    async def go() -> None:
+        async with Client(registry) as client:
+            await client.call_tool(name, arguments)
+
+    asyncio.run(go())
+
+
+def _over_http(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> None:
+    app = StreamableHTTPApp(registry)
+    body = http_support.request("tools/call", {"name": name, "arguments": arguments})
+    reply = asyncio.run(http_support.call(app, body=body, headers=http_support.stateless_headers("tools/call", name)))
+    assert reply.status == 200, reply
+
+
+def _over_handle_async(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    asyncio.run(registry.handle_async(message))
+
+
+def _over_handle(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    registry.handle(message)
+
+
+@pytest.mark.parametrize("entry", [_over_handle, _over_handle_async, _over_memory, _over_http])
+@pytest.mark.parametrize(("name", "arguments"), [("weather", {"location": "Lima"}), ("asks", {})])
+def test_every_entry_reaches_the_pipeline_only_through_routing_and_a_driver(
+    entry: Any, name: str, arguments: dict[str, Any]
+) -> None:
+    registry = _registry()
+    registry.use(Passing())
+    entries = _pipeline_entries(lambda: entry(registry, name, arguments))
+    # The engine routes and hands the call to a driver; the middleware chain calls back the step the driver gave
+    # it. drive_sync hands a call needing a loop to drive on the thread's kept loop (a task: asyncio enters it).
+    allowed = {
+        "route from mcptools._protocol.engine",
+        "authorize from mcptools._protocol.engine",
+        "drive from mcptools._protocol.engine",
+        "drive_sync from mcptools._protocol.engine",
+        "drive from asyncio.events",
+        "terminal from mcptools._middleware",
+    }
+    assert set(entries) <= allowed, entries
+    assert {"drive from mcptools._protocol.engine", "drive_sync from mcptools._protocol.engine"} & set(entries)
