@@ -9,7 +9,8 @@ stdio, the in-memory pair the testing client uses, the deprecated HTTP+SSE trans
     loop from receiving that answer); answers to our questions and notifications are handled at once, in the
     order they came, before the next message is received; at end of input
     questions still waiting fail and calls still running finish and send their responses; when the loop is
-    cancelled (SIGTERM, Ctrl-C, the server stopping) running calls are cancelled with it.
+    cancelled (SIGTERM, Ctrl-C, the server stopping) running calls are cancelled with it; when a send finds the
+    client gone, running calls are cancelled, questions fail, and nothing more is sent.
 
 Streamable HTTP is request-shaped (a POST per message, an answer per POST) and talks to the engine's ``route``
 and ``serve`` directly (``mcptools._transports.asgi``).
@@ -18,6 +19,7 @@ and ``serve`` directly (``mcptools._transports.asgi``).
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING, Any, Protocol, final
 
 from .._call import Mode
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from ..auth import Principal
 
 __all__ = ["Transport", "TransportStream", "serve_connection"]
+
+logger = logging.getLogger("mcptools")
 
 Outgoing = dict[str, Any] | list[dict[str, Any]]
 
@@ -44,7 +48,11 @@ class Transport(Protocol):
     ``ParseFailure`` for a message it could not frame (a line too long), which is answered with -32700.
     ``send``: one message (or a batch's responses) to the client; ``related`` is the id of the request whose
     answering sent it (a progress or log notification, a question), for transports that keep each request's
-    messages apart (the in-memory one does, per call). ``close``: the server is done with it.
+    messages apart (the in-memory one does, per call); it raises ``ConnectionError`` (``BrokenPipeError``,
+    ``ConnectionResetError``, ...) once the client has gone, and ``serve_connection`` then ends the connection.
+    ``close``: the server is done with it.
+
+    The contract is for maintainers adding a transport to this package: it is not public API, and it may change.
     """
 
     @property
@@ -57,18 +65,46 @@ class Transport(Protocol):
 
 
 @final
+class _Connection:
+    """The transport as the loop sends on it. A client that has gone (the transport's send raised
+    ``ConnectionError``) ends the connection once, here, rather than surfacing as an exception in whichever call,
+    progress report or log line happened to send: running calls are cancelled (a tool sees ``CancelledError`` at
+    its next await, as when the client cancels), waiting questions fail, and later messages are dropped."""
+
+    __slots__ = ("gone", "running", "session", "transport")
+
+    def __init__(self, transport: Transport, session: Session) -> None:
+        self.transport = transport
+        self.session = session
+        self.running: set[asyncio.Task[None]] = set()
+        self.gone = False
+
+    async def send(self, message: Outgoing, related: RequestId | None = None) -> None:
+        if self.gone:
+            return
+        try:
+            await self.transport.send(message, related)
+        except ConnectionError as exc:
+            self.gone = True
+            logger.info("mcptools: the client on %s went away (%s); its calls are cancelled", self.transport.peer, exc)
+            self.session.close()
+            for task in self.running:
+                task.cancel()
+
+
+@final
 class TransportStream:
     """A connection's transport as the stream of one request served on it (``mcptools._call.Stream``)."""
 
-    __slots__ = ("_related", "_transport", "streaming")
+    __slots__ = ("_connection", "_related", "streaming")
 
-    def __init__(self, transport: Transport, related: RequestId | None = None) -> None:
-        self._transport = transport
+    def __init__(self, connection: _Connection, related: RequestId | None = None) -> None:
+        self._connection = connection
         self._related = related
-        self.streaming = transport.can_stream
+        self.streaming = connection.transport.can_stream
 
     async def send(self, message: dict[str, Any]) -> None:
-        await self._transport.send(message, self._related)
+        await self._connection.send(message, self._related)
 
     async def close(self) -> None:
         return None  # one channel for the whole connection: there is no per-request stream to end early
@@ -84,37 +120,38 @@ async def serve_connection(
 ) -> None:
     """Serve ``transport`` until its input ends (or this is cancelled); see the module docstring."""
     session = session if session is not None else Session(peer=transport.peer)
-    stream = TransportStream(transport)
+    connection = _Connection(transport, session)
+    stream = TransportStream(connection)
     # Notifications of the server's own (the tool list changed) go out on the same channel.
     session.open_outlet(stream.send)
-    running: set[asyncio.Task[None]] = set()
+    running = connection.running
 
     async def serve(message: Any) -> None:
         if type(message) is list:
             answer: Any = await engine.handle_batch(message, session, stream)
         else:
             related = message.get("id") if type(message) is dict else None
-            own = TransportStream(transport, related) if is_request_id(related) else stream
+            own = TransportStream(connection, related) if is_request_id(related) else stream
             answer = await engine.handle(message, session, own, mode, principal)
         if answer is not None:
-            await transport.send(answer)
+            await connection.send(answer)
 
     try:
         while True:
             try:
                 incoming = await transport.receive()
-                if incoming is None:
+                if incoming is None or connection.gone:
                     break
                 message = decode_message(incoming) if isinstance(incoming, (bytes, str)) else incoming
             except ParseFailure as failure:
-                await transport.send(error_response(None, PARSE_ERROR, str(failure)))
+                await connection.send(error_response(None, PARSE_ERROR, str(failure)))
                 continue
             if type(message) is not list and not (type(message) is dict and "method" in message and "id" in message):
                 # Not a request: a client's answer to one of our questions (a waiting tool depends on it), a
                 # notification (initialized, cancelled), or something invalid. Handled now, in order.
                 answer = await engine.handle(message, session, stream, mode, principal)
                 if answer is not None:
-                    await transport.send(answer)
+                    await connection.send(answer)
                 continue
             task = asyncio.ensure_future(serve(message))
             running.add(task)
