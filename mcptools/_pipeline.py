@@ -61,19 +61,26 @@ def invalid_arguments_result(errors: list[str]) -> dict[str, Any]:
     return {"resultType": "complete", "content": [{"type": "text", "text": invalid_arguments(errors)}], "isError": True}
 
 
-def failure_result(tool_name: str, exc: BaseException, *, expose_errors: bool = False) -> dict[str, Any]:
+def failure_result(tool_name: str, exc: BaseException, *, mask: bool = False) -> dict[str, Any]:
     """The result for a tool that raised: the only place an unexpected exception becomes a result.
 
-    A ``ToolError`` is the tool speaking to the model, so its message is shown as is. Anything else is a bug
-    or an outage: the traceback goes to the log, and the model learns only which tool failed and how, since
-    exception text can hold paths, credentials or data from other users.
+    A ``ToolError`` is the tool speaking to the model, so its message is shown as is. Anything else: the
+    traceback goes to the log and never to the client, and the model reads which tool failed, the exception's
+    class and its message, as both peers send it, so it can correct its call ("Only SELECT queries are
+    allowed"). ``mask`` (``ToolRegistry(..., mask_error_details=True)``, for deployments whose exception text
+    may hold paths, credentials or other users' data) leaves the message out: the class only.
     """
     if isinstance(exc, ToolError):
         return text_result(str(exc), is_error=True)
     logger.error("tool %r raised %s", tool_name, type(exc).__name__, exc_info=exc)
     text = f"Tool '{tool_name}' failed: {type(exc).__name__}"
-    if expose_errors:
-        text += f": {exc}"
+    if not mask:
+        try:
+            detail = str(exc)
+        except Exception:  # an exception whose __str__ fails itself: the class is all there is to say
+            detail = ""
+        if detail:
+            text += f": {detail}"
     return text_result(text, is_error=True)
 
 
@@ -137,7 +144,7 @@ def prepare(call: Call) -> bool:
     try:
         kwargs = tool.convert(arguments) if tool.convert is not None else arguments
     except Exception as exc:
-        call.result = _with_notes(call, failure_result(tool.name, exc, expose_errors=call.source.expose_errors))
+        call.result = _with_notes(call, failure_result(tool.name, exc, mask=call.source.mask_error_details))
         return False
     if tool.mutable_defaults:
         # Python made each default once; a call that changes its copy must not change the next call's.
@@ -233,7 +240,7 @@ def finish(call: Call, value: Any) -> dict[str, Any]:
     try:
         result = build_result(tool, value)
     except Exception as exc:
-        result = failure_result(tool.name, exc, expose_errors=call.source.expose_errors)
+        result = failure_result(tool.name, exc, mask=call.source.mask_error_details)
     return _with_notes(call, result)
 
 
@@ -247,7 +254,7 @@ def settle(call: Call, exc: BaseException) -> dict[str, Any]:
         return url_elicitation(call, exc)
     if isinstance(exc, ProtocolError):
         raise exc
-    return _with_notes(call, failure_result(call.tool.name, exc, expose_errors=call.source.expose_errors))
+    return _with_notes(call, failure_result(call.tool.name, exc, mask=call.source.mask_error_details))
 
 
 def _with_notes(call: Call, result: dict[str, Any]) -> dict[str, Any]:
@@ -356,4 +363,4 @@ async def _through_chain(call: Call, layers: tuple[Middleware, ...], inline: boo
     except ToolError as refusal:  # a middleware speaking to the model (a rate limit, say)
         return text_result(str(refusal), is_error=True)
     except Exception as exc:
-        return failure_result(call.tool.name, exc, expose_errors=source.expose_errors)
+        return failure_result(call.tool.name, exc, mask=source.mask_error_details)

@@ -77,9 +77,9 @@ class ToolRegistry:
         "_served",
         "_tools",
         "call_layers",
-        "expose_errors",
         "instructions",
         "lookup",
+        "mask_error_details",
         "middleware",
         "name",
         "profile",
@@ -96,7 +96,8 @@ class ToolRegistry:
         *,
         version: str = "0.1.0",
         instructions: str | None = None,
-        expose_errors: bool = False,
+        mask_error_details: bool = False,
+        expose_errors: bool | None = None,
         suggest_names: bool = False,
         profile: ProfileName | None = None,
         repair: bool | str | Collection[str] | None = DEFAULT_REPAIRS,
@@ -114,8 +115,13 @@ class ToolRegistry:
         self.name = name
         self.version = version
         self.instructions = instructions
-        # Development aid: show exception text (never tracebacks) in results of tools that fail unexpectedly.
-        self.expose_errors = expose_errors
+        # A raised exception's message reaches the model, as with both peers; masking leaves the class only, for
+        # deployments whose exception text may hold secrets. expose_errors= is the older spelling, its inverse.
+        if expose_errors is not None and mask_error_details:
+            raise ToolDefinitionError(
+                f"ToolRegistry({name!r}): pass mask_error_details=True or expose_errors=..., not both"
+            )
+        self.mask_error_details = not expose_errors if expose_errors is not None else bool(mask_error_details)
         # Off by default because the contract's strings are exact: with it, an unknown argument close to a
         # known one reads "unexpected property 'locaton' (did you mean 'location'?)".
         self.suggest_names = suggest_names
@@ -131,6 +137,15 @@ class ToolRegistry:
         except ValueError as exc:
             raise ToolDefinitionError(str(exc)) from None
         self._start_empty()
+
+    @property
+    def expose_errors(self) -> bool:
+        """The older spelling of ``not mask_error_details``, kept for code that reads or sets it."""
+        return not self.mask_error_details
+
+    @expose_errors.setter
+    def expose_errors(self, value: bool) -> None:
+        self.mask_error_details = not value
 
     def _start_empty(self) -> None:
         """The tools' state of a new registry: none of its own, none included, nothing disabled."""
