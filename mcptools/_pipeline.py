@@ -6,7 +6,8 @@
     prepare    earlier rounds' answers; arguments validated ONCE (repaired only when they fail), converted ONCE,
                mutable defaults copied fresh
     invoke     the tool, with a ``Context`` if it takes one: awaited when async; a sync one inline in the caller's
-               thread (the sync driver) or in a worker thread (the async driver); timed when it has a limit
+               thread (the sync driver) or in a worker thread (the async driver), and what it returns awaited
+               when it is awaitable (a sync tool returning its work's coroutine); timed when it has a limit
     finish     the result built ONCE; an exception the tool raised becomes a result in ONE place (``settle``)
 
 Each stage is a plain function over the ``Call`` record (``mcptools._call``). The engine routes and authorizes
@@ -22,6 +23,8 @@ from __future__ import annotations
 import copy
 import logging
 import sys
+from collections.abc import Awaitable, Callable
+from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, Final
 
 from ._context import Context
@@ -189,9 +192,18 @@ async def invoke(call: Call, inline: bool = False) -> Any:
         return await _invoke_limited(call, kwargs, tool.timeout)
     if tool.is_async:
         return await tool.fn(**kwargs)
-    if inline:
-        return tool.fn(**kwargs)
-    return await in_worker(tool.fn, kwargs)
+    value = tool.fn(**kwargs) if inline else await in_worker(tool.fn, kwargs)
+    if type(value) is not str and isawaitable(value):
+        value = await value  # a sync tool that returns its work's coroutine: awaited, as fastmcp does
+    return value
+
+
+async def _sync_then_awaited(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """A sync tool in a daemon thread of its own (see ``_invoke_limited``), what it returns awaited if awaitable."""
+    value = await in_daemon_thread(fn, kwargs)
+    if type(value) is not str and isawaitable(value):
+        value = await value
+    return value
 
 
 def timeout_message(name: str, limit: float) -> str:
@@ -208,8 +220,8 @@ async def _invoke_limited(call: Call, kwargs: dict[str, Any], limit: float) -> A
     import asyncio
 
     tool = call.tool
-    work: asyncio.Future[Any] = (
-        asyncio.ensure_future(tool.fn(**kwargs)) if tool.is_async else in_daemon_thread(tool.fn, kwargs)
+    work: asyncio.Future[Any] = asyncio.ensure_future(
+        tool.fn(**kwargs) if tool.is_async else _sync_then_awaited(tool.fn, kwargs)
     )
     try:
         done, _ = await asyncio.wait((work,), timeout=limit)
@@ -288,9 +300,16 @@ def drive_sync(call: Call) -> dict[str, Any] | None:
         return call.result
     try:
         value = tool.fn(**call.kwargs)  # type: ignore[arg-type]
+        if type(value) is not str and isawaitable(value):
+            # A sync tool that returns its work's coroutine: awaited on this thread's own loop (off the common path).
+            value = run_on_loop(_awaited(value))
     except (Exception, SystemExit) as exc:
         return settle(call, exc)
     return finish(call, value)
+
+
+async def _awaited(pending: Awaitable[Any]) -> Any:
+    return await pending
 
 
 async def _run(call: Call, inline: bool) -> dict[str, Any] | None:
