@@ -4,11 +4,13 @@ and a value that cannot be sent is an error result naming its type, never a repr
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 
-from mcptools import ToolRegistry
+from mcptools import Context, ToolRegistry
 from mcptools.testing import SyncClient
 
 # -- what a tool returns ---------------------------------------------------------------------------------------
@@ -109,3 +111,36 @@ def test_what_cannot_be_sent_is_an_error_naming_the_type_never_a_repr_sent_as_su
         "form",
     )
     assert result("named") == (False, "a named thing")  # text its class chose, as the peers send it
+
+
+def test_the_sdk_tool_annotations_model_is_read_in_its_wire_form() -> None:
+    from mcp_types import ToolAnnotations
+
+    registry = ToolRegistry("annotated")
+
+    @registry.tool(annotations=ToolAnnotations(title="Drop", read_only_hint=False, destructive_hint=True))
+    def drop(table: str) -> str:
+        return table
+
+    [listed] = registry.list_tools()
+    assert listed["annotations"] == {"title": "Drop", "readOnlyHint": False, "destructiveHint": True}
+
+
+def test_request_context_lifespan_context_is_the_lifespans_state() -> None:
+    @asynccontextmanager
+    async def lifespan(registry: ToolRegistry) -> AsyncIterator[dict[str, int]]:
+        yield {"count": 3}
+
+    registry = ToolRegistry("state", lifespan=lifespan)
+
+    @registry.tool
+    def count(ctx: Context) -> str:
+        request = ctx.request_context  # the peers' spelling of ctx.state and ctx.request_id
+        return f"{request.lifespan_context['count']} for {request.request_id}"
+
+    async def scenario() -> dict[str, Any] | None:
+        async with registry.running():
+            return await registry.handle_async(_call("count", {}))
+
+    reply = asyncio.run(scenario())
+    assert reply is not None and reply["result"]["content"][0]["text"] == "3 for 1"
