@@ -1,17 +1,201 @@
-"""What a tool written for the peers returns, on every entry (issue 18): a sync tool's returned coroutine is awaited,
-and a value that cannot be sent is an error result naming its type, never a repr sent as a success."""
+"""A server written for FastMCP runs on mcptools with its import line changed alone (issue 18).
+
+``tests/peer_server.py`` is written the way the surveyed public servers are; here it is served to the official
+client over stdio (by its own ``mcp.run()``), and over Streamable HTTP and the deprecated HTTP+SSE transport at once
+(``mcp.run(transport="sse")``: one app serves both), and the same calls give the same answers on each: good calls
+their results, raising tools their message, a sync tool's returned coroutine awaited (its write is seen by the
+next call), bad arguments our one line. Then, in-process: the constructor's settings and ``run()``'s, what a tool
+returns on every entry, the SDK's annotations model, ``ctx.request_context``, and ``json_response``.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
+from http_support import LATEST, META, call, run
 
-from mcptools import Context, ToolRegistry
+from mcptools import Context, ToolRegistry, UsageError
+from mcptools._options import resolve
+from mcptools._transports.asgi import StreamableHTTPApp
 from mcptools.testing import SyncClient
+
+mcp = pytest.importorskip("mcp")
+
+from mcp import Client  # noqa: E402
+from mcp.client.sse import sse_client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+
+SERVER = Path(__file__).resolve().parent / "peer_server.py"
+
+
+def _text(result: Any) -> str:
+    [block] = result.content
+    text: str = block.text
+    return text
+
+
+async def _exercise(client: Client, *, legacy: bool = True) -> None:
+    assert client.instructions == "Ages of people; add_person adds one."
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {"age", "add_person", "oldest", "shout"}
+    added = tools["add_person"]
+    assert added.annotations is not None and added.annotations.destructive_hint is False
+    assert added.input_schema["properties"]["note"]["type"] == ["string", "null"]
+    assert "ctx" not in added.input_schema["properties"] and "ctx" not in tools["age"].input_schema["properties"]
+    assert tools["oldest"].input_schema["properties"]["limit"] == {"default": 1}
+
+    assert _text(await client.call_tool("age", {"name": "ada"})) == "36"
+    unknown = await client.call_tool("age", {"name": "zed"})
+    assert unknown.is_error
+    assert _text(unknown) == "Tool 'age' failed: ValueError: No person named 'zed'; known: ada, bob"
+    # The sync tool returned its implementation's coroutine: awaited, so the person is there for the next call.
+    assert _text(await client.call_tool("add_person", {"name": "cy", "age": 41, "note": "new"})) == "added cy (new)"
+    assert _text(await client.call_tool("age", {"name": "cy"})) == "41"
+    assert (await client.call_tool("oldest", {"limit": 2})).structured_content == {"result": ["ada", "bob"]}
+    refused = await client.call_tool("oldest", {"limit": 0})
+    assert refused.is_error and _text(refused) == "Tool 'oldest' failed: ValueError: limit must be at least 1"
+    missing = await client.call_tool("age", {})
+    assert missing.is_error and _text(missing) == "Invalid arguments: missing required property 'name'"
+    assert _text(await client.call_tool("shout", {"text": "hi"})) == "HI"
+
+
+def test_a_peer_style_server_over_stdio_with_its_own_run() -> None:
+    params = StdioServerParameters(command=sys.executable, args=[str(SERVER)])
+
+    async def run() -> None:
+        async with Client(params, mode="legacy") as client:
+            await _exercise(client)
+
+    asyncio.run(asyncio.wait_for(run(), 60))
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read() if process.stderr else b""
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("the server did not listen")
+
+
+def test_a_peer_style_server_over_sse_and_streamable_http_from_one_run_sse() -> None:
+    port = _free_port()
+    # The port comes the way the surveyed servers give it: FastMCP(port=int(os.environ[...])), then run("sse").
+    env = {**os.environ, "PEOPLE_PORT": str(port)}
+    server = subprocess.Popen([sys.executable, str(SERVER), "sse"], env=env, stderr=subprocess.PIPE)
+    try:
+        _wait_for(port, server)
+
+        async def run() -> int:
+            async with Client(sse_client(f"http://127.0.0.1:{port}/sse"), mode="legacy") as client:
+                assert client.protocol_version == "2025-11-25"
+                await _exercise(client)
+                # The same process serves Streamable HTTP beside it, to a 2026-07-28 client too.
+                async with Client(f"http://127.0.0.1:{port}/mcp", mode="auto") as modern:
+                    assert modern.protocol_version == "2026-07-28"
+                    assert _text(await modern.call_tool("age", {"name": "cy"})) == "41"  # one lifespan for both
+                    failed = await modern.call_tool("oldest", {"limit": -1})
+                    assert _text(failed) == "Tool 'oldest' failed: ValueError: limit must be at least 1"
+                # Stopping while the event stream is open: the server ends the stream instead of waiting for the
+                # client to leave (uvicorn's graceful shutdown would wait for it forever).
+                server.send_signal(signal.SIGTERM)
+                return await asyncio.to_thread(server.wait, 20)
+
+        assert asyncio.run(asyncio.wait_for(run(), 60)) in (0, -signal.SIGTERM)
+        assert server.stderr is not None
+        said = server.stderr.read().decode()
+        assert f"serving 'people' on http://127.0.0.1:{port}/sse (HTTP+SSE, deprecated" in said
+        assert "dependencies=['sqlite-utils'] is ignored" in said
+    finally:
+        server.kill()
+        server.wait()
+
+
+# -- the constructor's settings and run() ------------------------------------------------------------------------
+
+
+def test_constructor_settings_are_run_defaults_the_ignored_ones_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="mcptools"):
+        registry = ToolRegistry("s", host="0.0.0.0", port=8017, dependencies=["gitpython"], stateless_http=True)
+    said = [record.getMessage() for record in caplog.records]
+    assert len(said) == 2 and said[0].startswith("ToolRegistry('s'): dependencies=['gitpython'] is ignored: ")
+    assert said[1].startswith("ToolRegistry('s'): stateless_http=True is ignored: ")
+    assert registry.settings.given() == {"host": "0.0.0.0", "port": 8017}
+    registry.settings.port = 9000  # the peers' mcp.settings.port = ...
+    assert registry.settings.port == 9000 and registry.settings.path is None  # never given: its default
+    defaults = registry.settings.given()
+    # Defaults for HTTP, and no complaint when the same server runs stdio (excel's FastMCP(host=, port=) + stdio).
+    assert resolve("http", {}, defaults)["port"] == 9000
+    assert resolve("http", {"port": 1234}, defaults)["port"] == 1234  # what run() is given wins
+    assert resolve("stdio", {}, defaults)["host"] == "0.0.0.0"
+    with pytest.raises(UsageError, match=r"^port applies to HTTP only"):
+        resolve("stdio", {"port": 1234}, defaults)
+
+
+def test_an_unknown_setting_is_an_error_naming_the_known_ones() -> None:
+    known = r"the options are host, port, path, json_response, workers,"
+    with pytest.raises(UsageError, match=r"^ToolRegistry\('s'\): unknown serving setting 'prot'; " + known):
+        ToolRegistry("s", prot=8000)  # type: ignore[call-arg]
+    registry = ToolRegistry("s")
+    with pytest.raises(UsageError, match=r"unknown serving setting 'prot'"):
+        registry.settings.prot = 1
+    transports = "'stdio', 'http', 'streamable-http', 'sse'"
+    with pytest.raises(UsageError, match=r"^registry.run: transport must be one of " + transports):
+        registry.run("websocket")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"neither stateless nor several workers"):
+        registry.run("sse", workers=2)
+    with pytest.raises(UsageError, match=r"auth= takes mcptools.auth.AuthSettings"):
+        registry.run("http", auth=object())  # type: ignore[arg-type]
+
+
+def test_serve_takes_the_transport_by_name_and_refuses_two_that_disagree(capsys: pytest.CaptureFixture[str]) -> None:
+    from mcptools._cli import _parser, main
+
+    argv = ["serve", "app.py", "--transport", "streamable-http", "--path", "/api", "--json-response"]
+    args = _parser().parse_args(argv)
+    assert (args.transport, args.path, args.json_response) == ("streamable-http", "/api", True)
+    assert main(["serve", "app.py", "--http", "--transport", "sse"]) == 2
+    assert capsys.readouterr().err == "mcptools: --http and --transport sse disagree; give one of them\n"
+
+
+def test_website_url_and_icons_are_in_server_info() -> None:
+    registry = ToolRegistry("s", website_url="https://example.com", icons=[{"src": "https://example.com/i.png"}])
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    reply = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+    assert reply is not None
+    assert reply["result"]["serverInfo"] == {
+        "name": "s",
+        "version": "0.1.0",
+        "websiteUrl": "https://example.com",
+        "icons": [{"src": "https://example.com/i.png"}],
+    }
+    oldest = registry.handle(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {**params, "protocolVersion": "2025-03-26"}}
+    )
+    assert oldest is not None and oldest["result"]["serverInfo"] == {"name": "s", "version": "0.1.0"}  # 2025-11-25's
+
 
 # -- what a tool returns ---------------------------------------------------------------------------------------
 
@@ -144,3 +328,21 @@ def test_request_context_lifespan_context_is_the_lifespans_state() -> None:
 
     reply = asyncio.run(scenario())
     assert reply is not None and reply["result"]["content"][0]["text"] == "3 for 1"
+
+
+def test_json_response_answers_a_streaming_tool_with_one_json_body() -> None:
+    registry = ToolRegistry("json")
+
+    @registry.tool
+    async def progressing(ctx: Context) -> str:
+        await ctx.report_progress(1, 2)
+        return "done"
+
+    meta = {**META, "progressToken": "p"}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "progressing", "_meta": meta}}
+    headers = {"mcp-protocol-version": LATEST, "mcp-method": "tools/call", "mcp-name": "progressing"}
+    streamed = run(call(StreamableHTTPApp(registry), body=body, headers=headers))
+    assert streamed.headers["content-type"] == "text/event-stream"
+    answered = run(call(StreamableHTTPApp(registry, json_response=True), body=body, headers=headers))
+    assert answered.headers["content-type"] == "application/json"
+    assert answered.json()["result"]["content"][0]["text"] == "done"

@@ -41,8 +41,12 @@ def text_result(text: str, *, is_error: bool) -> dict[str, Any]:
 
 
 def downgrade_for_oldest(result: dict[str, Any]) -> None:
-    """Reshape a result for a 2025-03-26 client, which knows no structured output and no resource links."""
+    """Reshape a result for a 2025-03-26 client, which knows no structured output, no resource links, and no
+    titles, icons or website in ``serverInfo``."""
     result.pop("structuredContent", None)
+    info = result.get("serverInfo")
+    if isinstance(info, dict) and not info.keys() <= {"name", "version"}:
+        result["serverInfo"] = {"name": info.get("name"), "version": info.get("version")}
     tools = result.get("tools")
     if isinstance(tools, list):
         result["tools"] = [{k: v for k, v in tool.items() if k not in _NEWER_TOOL_FIELDS} for tool in tools]

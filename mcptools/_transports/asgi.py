@@ -106,6 +106,7 @@ class StreamableHTTPApp:
         "auth",
         "engine",
         "host_rules",
+        "json_response",
         "max_body_bytes",
         "max_sessions",
         "max_sessions_per_client",
@@ -134,8 +135,12 @@ class StreamableHTTPApp:
         timeout_reconnect: float = RECONNECT_TIMEOUT,
         engine: Engine | None = None,
         auth: AuthSettings | None = None,
+        json_response: bool = False,
     ) -> None:
         self.engine = engine if engine is not None else registry.engine
+        # Every POST answered with one JSON body (the peers' json_response=True): no event stream, so a tool's
+        # progress and logs are not sent, and it cannot ask the client anything.
+        self.json_response = json_response
         self.path = path
         hosts = tuple(allowed_hosts) if allowed_hosts is not None else DEFAULT_ALLOWED_HOSTS
         # ``*`` switches the guard off, for servers behind a proxy that checks hosts itself.
@@ -257,8 +262,9 @@ class StreamableHTTPApp:
         if not is_json_content_type(headers.get("content-type")):
             raise Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json (UTF-8)")
         accept = headers.get("accept")
-        sse_ok = accepts(accept, "text/event-stream")
-        if not (sse_ok or accepts(accept, "application/json")):
+        json_ok = accepts(accept, "application/json")
+        sse_ok = accepts(accept, "text/event-stream") and not (self.json_response and json_ok)
+        if not (sse_ok or json_ok):
             raise Reject(406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream")
         body = await self._read_body(headers, receive)
         try:
