@@ -67,13 +67,14 @@ def invalid_arguments_result(errors: list[str]) -> dict[str, Any]:
 def failure_result(tool_name: str, exc: BaseException, *, mask: bool = False) -> dict[str, Any]:
     """The result for a tool that raised: the only place an unexpected exception becomes a result.
 
-    A ``ToolError`` is the tool speaking to the model, so its message is shown as is. Anything else: the
+    A ``ToolError`` (ours, or a peer's for code written for them) is the tool speaking to the model, so its
+    message is shown as is. Anything else: the
     traceback goes to the log and never to the client, and the model reads which tool failed, the exception's
     class and its message, as both peers send it, so it can correct its call ("Only SELECT queries are
     allowed"). ``mask`` (``ToolRegistry(..., mask_error_details=True)``, for deployments whose exception text
     may hold paths, credentials or other users' data) leaves the message out: the class only.
     """
-    if isinstance(exc, ToolError):
+    if isinstance(exc, ToolError) or _is_peer_tool_error(exc):
         return text_result(str(exc), is_error=True)
     logger.error("tool %r raised %s", tool_name, type(exc).__name__, exc_info=exc)
     text = f"Tool '{tool_name}' failed: {type(exc).__name__}"
@@ -85,6 +86,20 @@ def failure_result(tool_name: str, exc: BaseException, *, mask: bool = False) ->
         if detail:
             text += f": {detail}"
     return text_result(text, is_error=True)
+
+
+# The peers' ToolError classes: a tool written for them raises theirs to speak to the model, as ours does.
+_PEER_TOOL_ERRORS: Final = frozenset(
+    {
+        ("mcp.server.fastmcp.exceptions", "ToolError"),  # the official SDK 1.x
+        ("mcp.server.mcpserver.exceptions", "ToolError"),  # the official SDK 2.x
+        ("fastmcp.exceptions", "ToolError"),  # fastmcp
+    }
+)
+
+
+def _is_peer_tool_error(exc: BaseException) -> bool:
+    return any((cls.__module__, cls.__qualname__) in _PEER_TOOL_ERRORS for cls in type(exc).__mro__)
 
 
 # -- the stages ----------------------------------------------------------------------------------------------

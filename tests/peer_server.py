@@ -2,10 +2,10 @@
 
 Its habits are the surveyed servers' (issue 18): the constructor's settings (host and port from the environment,
 log_level, dependencies, instructions), a lifespan read as ``ctx.request_context.lifespan_context`` through the
-official SDK's own ``Context`` annotation, failures reported by raising, sync tools that return their async
-implementation's coroutine, ``x: str = None`` and unannotated parameters, the SDK's ``ToolAnnotations`` model, and
-``run(transport=...)`` naming any of the peers' transports. tests/test_dropin.py serves it to the official client
-over stdio, Streamable HTTP and the deprecated HTTP+SSE transport.
+official SDK's own ``Context`` annotation, failures reported by raising (the SDK's ``ToolError`` too), sync tools
+that return their async implementation's coroutine, ``x: str = None`` and unannotated parameters, the SDK's
+``ToolAnnotations`` model, and ``run(transport=...)`` naming any of the peers' transports. tests/test_dropin.py
+serves it to the official client over stdio, Streamable HTTP and the deprecated HTTP+SSE transport.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 from mcptools import ToolRegistry as FastMCP  # was: from mcp.server.mcpserver import MCPServer as FastMCP
@@ -46,9 +47,9 @@ mcp = FastMCP(
 
 
 @mcp.tool()
-def age(name: str, ctx: Context) -> int:
+def age(name: str, ctx: Context[People, Any]) -> int:
     """How old a person is."""
-    people = cast(People, ctx.request_context.lifespan_context)
+    people = ctx.request_context.lifespan_context
     if name not in people.ages:
         raise ValueError(f"No person named {name!r}; known: {', '.join(sorted(people.ages))}")
     return people.ages[name]
@@ -71,6 +72,8 @@ def oldest(limit=1) -> list[str]:  # type: ignore[no-untyped-def]
     """The oldest people's names."""
     if limit < 1:
         raise ValueError("limit must be at least 1")
+    if limit > 2:
+        raise ToolError("only two people are known")  # the SDK's own ToolError: its message as it is
     people = {"ada": 36, "bob": 25}
     return sorted(people, key=lambda name: -people[name])[:limit]
 

@@ -14,16 +14,14 @@ import asyncio
 import logging
 import os
 import signal
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_support import Served
 from http_support import LATEST, META, call, run
 
 from mcptools import Context, ToolRegistry, UsageError
@@ -66,6 +64,8 @@ async def _exercise(client: Client, *, legacy: bool = True) -> None:
     assert (await client.call_tool("oldest", {"limit": 2})).structured_content == {"result": ["ada", "bob"]}
     refused = await client.call_tool("oldest", {"limit": 0})
     assert refused.is_error and _text(refused) == "Tool 'oldest' failed: ValueError: limit must be at least 1"
+    spoken = await client.call_tool("oldest", {"limit": 3})
+    assert spoken.is_error and _text(spoken) == "only two people are known"
     missing = await client.call_tool("age", {})
     assert missing.is_error and _text(missing) == "Invalid arguments: missing required property 'name'"
     assert _text(await client.call_tool("shout", {"text": "hi"})) == "HI"
@@ -81,32 +81,13 @@ def test_a_peer_style_server_over_stdio_with_its_own_run() -> None:
     asyncio.run(asyncio.wait_for(run(), 60))
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert process.poll() is None, process.stderr.read() if process.stderr else b""
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError("the server did not listen")
-
-
 def test_a_peer_style_server_over_sse_and_streamable_http_from_one_run_sse() -> None:
-    port = _free_port()
     # The port comes the way the surveyed servers give it: FastMCP(port=int(os.environ[...])), then run("sse").
-    env = {**os.environ, "PEOPLE_PORT": str(port)}
-    server = subprocess.Popen([sys.executable, str(SERVER), "sse"], env=env, stderr=subprocess.PIPE)
-    try:
-        _wait_for(port, server)
+    served = Served(command=[sys.executable, str(SERVER), "sse"])
+    served.env = {**os.environ, "PEOPLE_PORT": str(served.port)}
+    with served:
+        process, port = served.process, served.port
+        assert process is not None
 
         async def run() -> int:
             async with Client(sse_client(f"http://127.0.0.1:{port}/sse"), mode="legacy") as client:
@@ -120,17 +101,13 @@ def test_a_peer_style_server_over_sse_and_streamable_http_from_one_run_sse() -> 
                     assert _text(failed) == "Tool 'oldest' failed: ValueError: limit must be at least 1"
                 # Stopping while the event stream is open: the server ends the stream instead of waiting for the
                 # client to leave (uvicorn's graceful shutdown would wait for it forever).
-                server.send_signal(signal.SIGTERM)
-                return await asyncio.to_thread(server.wait, 20)
+                process.send_signal(signal.SIGTERM)
+                return await asyncio.to_thread(process.wait, 20)
 
         assert asyncio.run(asyncio.wait_for(run(), 60)) in (0, -signal.SIGTERM)
-        assert server.stderr is not None
-        said = server.stderr.read().decode()
-        assert f"serving 'people' on http://127.0.0.1:{port}/sse (HTTP+SSE, deprecated" in said
-        assert "dependencies=['sqlite-utils'] is ignored" in said
-    finally:
-        server.kill()
-        server.wait()
+    said = served.errors()
+    assert f"serving 'people' on http://127.0.0.1:{port}/sse (HTTP+SSE, deprecated" in said
+    assert "dependencies=['sqlite-utils'] is ignored" in said
 
 
 # -- the constructor's settings and run() ------------------------------------------------------------------------

@@ -260,7 +260,8 @@ def _is_context(hint: object) -> bool:
     if hint is Context or get_origin(hint) is Context:  # Context, Context[State]
         return True
     cls = get_origin(hint) or hint
-    if isinstance(cls, type) and (cls.__module__, cls.__qualname__) in _PEER_CONTEXTS:
+    # Along the MRO: the SDK 1.x Context is a pydantic generic, and Context[ServerSession, AppContext] is a subclass.
+    if isinstance(cls, type) and any((base.__module__, base.__qualname__) in _PEER_CONTEXTS for base in cls.__mro__):
         return True
     if isinstance(hint, str):
         text = hint.replace(" ", "")
