@@ -52,6 +52,7 @@ from .asgi_answers import (
 from .asgi_auth import HTTPAuth
 from .asgi_headers import ParamHeaders, check_stateless_headers
 from .asgi_io import (
+    DEFAULT_MAX_BODY,
     SSE_HEADERS,
     Answer,
     ASGISend,
@@ -88,7 +89,6 @@ __all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
 
 logger = logging.getLogger("mcptools.http")
 
-_DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
 # subscriptions/listen streams one client (a token's owner, else an address) may hold open at once.
 MAX_LISTEN_STREAMS: Final = 16
 
@@ -125,7 +125,7 @@ class StreamableHTTPApp:
         path: str = "/mcp",
         allowed_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] | None = None,
-        max_body_bytes: int = _DEFAULT_MAX_BODY,
+        max_body_bytes: int = DEFAULT_MAX_BODY,
         stateless_only: bool = False,
         retry_ms: int = 1000,
         max_sessions: int = MAX_SESSIONS,

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ASGISend",
     "Answer",
+    "DEFAULT_MAX_BODY",
     "Disconnected",
     "Headers",
     "Message",
@@ -39,6 +40,8 @@ __all__ = [
 ]
 
 Scope = MutableMapping[str, Any]
+# The largest request body our HTTP apps read by default (Streamable HTTP's POST, HTTP+SSE's message POST).
+DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
 # What a request (one response or none) or a batch (a list of them, or one error for the whole) comes to.
 Answer = dict[str, Any] | list[dict[str, Any]] | None
 Message = MutableMapping[str, Any]

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from .._protocol.wire import ParseFailure, decode_message, encode_message
 from ..auth import WELL_KNOWN, AuthSettings, Principal
 from .asgi_auth import HTTPAuth
 from .asgi_io import (
+    DEFAULT_MAX_BODY,
     SSE_HEADERS,
     ASGISend,
     Disconnected,
@@ -64,9 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HTTPApps", "SSEApp", "SSEConnection"]
 
-logger = logging.getLogger("mcptools.http")
 
-_DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
 # Messages a client may have POSTed that the connection has not read yet; past it a POST is answered 503.
 _INBOX: Final = 256
 _PING: Final = b": ping\n\n"
@@ -155,7 +153,7 @@ class SSEApp:
         message_path: str = "/messages/",
         allowed_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] | None = None,
-        max_body_bytes: int = _DEFAULT_MAX_BODY,
+        max_body_bytes: int = DEFAULT_MAX_BODY,
         max_sessions: int = 10_000,
         keepalive_seconds: float = 15.0,
         engine: Engine | None = None,
