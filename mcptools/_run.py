@@ -110,7 +110,16 @@ def app_for(registry: Served, options: Mapping[str, Any], transport: str = "http
         return streamable
     from ._transports.sse import HTTPApps, SSEApp
 
-    events = SSEApp(registry, path=paths["sse"], allowed_hosts=hosts, auth=auth, engine=streamable.engine)
+    events = SSEApp(
+        registry,
+        path=paths["sse"],
+        allowed_hosts=hosts,
+        auth=auth,
+        engine=streamable.engine,
+        max_sessions=options["max_sessions"],
+        max_sessions_per_client=options["max_sessions_per_client"],
+        timeout_question=options["timeout_question"],
+    )
     if paths["http"] in (events.path, events.message_path, events.message_path.rstrip("/")):
         raise UsageError(
             f"path={paths['http']!r} is the HTTP+SSE transport's; give Streamable HTTP another path (e.g. '/mcp')"

@@ -227,3 +227,26 @@ def test_beside_streamable_http_the_lifespan_runs_once_and_stopping_ends_the_str
 
     asyncio.run(scenario())
     assert events == ["start", "stop"]
+
+
+def test_per_client_streams_are_capped_and_a_stream_ends_when_its_token_expires() -> None:
+    import time
+
+    class Expiring:
+        async def verify(self, token: str) -> Principal | None:
+            # "late": valid for an hour; "soon": already past its expiry by the time the stream is open.
+            expires = time.time() + (3600 if token == "late" else 0.05)
+            return Principal("ada", expires_at=expires)
+
+    async def scenario() -> None:
+        app = SSEApp(_registry(), auth=AuthSettings(Expiring()), max_sessions_per_client=1)
+        async with streaming(app, headers={"authorization": "Bearer late"}) as first:
+            await first.endpoint()
+            second = Stream(app, {"authorization": "Bearer late"})  # the same caller: over its cap of one
+            await asyncio.wait_for(second.task, 5)
+            assert second.status == 429
+        expiring = Stream(app, {"authorization": "Bearer soon"})
+        await expiring.endpoint()
+        await asyncio.wait_for(expiring.ended.wait(), 5)  # the server ended it: the token expired
+
+    asyncio.run(scenario())

@@ -14,7 +14,8 @@ leaving) ends it.
 
 Every request passes the guards Streamable HTTP's do: Host and Origin first (DNS rebinding), then the bearer token
 (the same ``AuthSettings``; a POST must come from the caller who opened the stream, or the session is unknown to
-it), the body limit, and a cap on open streams. Messages a client POSTs faster than they are read wait in a
+it; the stream ends when that token expires), the body limit, the caps on open streams (in all and per client),
+and the deadline on a question to the client. Messages a client POSTs faster than they are read wait in a
 bounded inbox (503 past it). Stateless deployments (several workers) cannot serve it: a POST must reach the
 process that holds its stream.
 
@@ -28,12 +29,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import Iterable
+import time
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, final
 from urllib.parse import parse_qs
 
 from .._jsonrpc import INVALID_REQUEST, PARSE_ERROR, SERVER_BUSY, SESSION_NOT_FOUND, RequestId
+from .._protocol.session import QUESTION_TIMEOUT, Session
 from .._protocol.wire import ParseFailure, decode_message, encode_message
 from ..auth import WELL_KNOWN, AuthSettings, Principal
 from .asgi_auth import HTTPAuth
@@ -55,6 +58,7 @@ from .asgi_io import (
     until_disconnect,
 )
 from .asgi_lifespan import serve_lifespan
+from .asgi_sessions import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, owner_of
 from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, is_json_content_type
 from .loop import Outgoing, serve_connection
 
@@ -70,16 +74,16 @@ _INBOX: Final = 256
 _PING: Final = b": ping\n\n"
 
 
-def _event(name: str, data: str) -> bytes:
-    """One named SSE event (``data`` holds no newline: a path, or JSON from ``encode_message``)."""
-    return f"event: {name}\ndata: {data}\n\n".encode()
+def _event(name: bytes, data: bytes) -> bytes:
+    """One named SSE event (``data`` holds no newline: a path, or UTF-8 JSON from ``encode_message``)."""
+    return b"event: " + name + b"\ndata: " + data + b"\n\n"
 
 
 @final
 class SSEConnection:
     """One client's event stream, as ``serve_connection`` drives it (``loop.Transport``)."""
 
-    __slots__ = ("_inbox", "_lock", "_send", "closed", "id", "peer", "principal")
+    __slots__ = ("_inbox", "_lock", "_send", "client", "closed", "id", "owner", "peer", "principal")
 
     can_stream: Final = True
 
@@ -87,6 +91,10 @@ class SSEConnection:
         self.id = secrets.token_hex(16)
         self.peer = peer
         self.principal = principal
+        # Who the stream belongs to (the token's issuer, subject and client id), as a Streamable HTTP session
+        # does; and the client its per-client cap counts against (that owner, else the address).
+        self.owner = owner_of(principal)
+        self.client: Hashable = self.owner if self.owner is not None else peer
         self.closed = False
         self._send = send
         self._inbox: asyncio.Queue[Any] = asyncio.Queue()
@@ -111,9 +119,9 @@ class SSEConnection:
         return message
 
     async def send(self, message: Outgoing, related: RequestId | None = None) -> None:
-        text = encode_message(message)
-        if text is not None:
-            await self.write(_event("message", text))
+        data = encode_message(message)
+        if data is not None:
+            await self.write(_event(b"message", data))
 
     async def write(self, chunk: bytes) -> None:
         async with self._lock:
@@ -134,6 +142,7 @@ class SSEApp:
 
     __slots__ = (
         "_connections",
+        "_per_client",
         "_registry",
         "auth",
         "engine",
@@ -141,8 +150,10 @@ class SSEApp:
         "keepalive_seconds",
         "max_body_bytes",
         "max_sessions",
+        "max_sessions_per_client",
         "message_path",
         "path",
+        "timeout_question",
     )
 
     def __init__(
@@ -154,7 +165,9 @@ class SSEApp:
         allowed_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY,
-        max_sessions: int = 10_000,
+        max_sessions: int = MAX_SESSIONS,
+        max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT,
+        timeout_question: float = QUESTION_TIMEOUT,
         keepalive_seconds: float = 15.0,
         engine: Engine | None = None,
         auth: AuthSettings | None = None,
@@ -168,9 +181,12 @@ class SSEApp:
         )
         self.max_body_bytes = max_body_bytes
         self.max_sessions = max_sessions
+        self.max_sessions_per_client = max_sessions_per_client
+        self.timeout_question = timeout_question
         self.keepalive_seconds = keepalive_seconds
         self.auth = HTTPAuth(auth, self.engine.registry, path) if auth is not None else None
         self._connections: dict[str, SSEConnection] = {}
+        self._per_client: dict[Hashable, int] = {}
 
     def owns(self, scope: Scope) -> bool:
         """Whether a request is this transport's (its two paths, or its resource's metadata)."""
@@ -220,25 +236,37 @@ class SSEApp:
         self.stopping()
 
     async def _stream(self, scope: Scope, principal: Principal | None, receive: Receive, send: ASGISend) -> None:
+        connection = SSEConnection(send, peer_of(scope), principal)
         if len(self._connections) >= self.max_sessions:
             raise Reject(503, SERVER_BUSY, "Service Unavailable: too many open event streams")
-        connection = SSEConnection(send, peer_of(scope), principal)
+        open_now = self._per_client.get(connection.client, 0)
+        if open_now >= self.max_sessions_per_client:
+            raise Reject(429, SERVER_BUSY, f"Too Many Requests: this client has {open_now} event streams open")
         self._connections[connection.id] = connection
+        self._per_client[connection.client] = open_now + 1
+        expiry = _end_at_expiry(principal, connection)
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             # Relative to the host, as the client resolves it against the stream's URL (same origin only).
             root = (scope.get("root_path") or "").rstrip("/")
-            await connection.write(_event("endpoint", f"{root}{self.message_path}?session_id={connection.id}"))
+            endpoint = f"{root}{self.message_path}?session_id={connection.id}"
+            await connection.write(_event(b"endpoint", endpoint.encode()))
             with contextlib.suppress(Disconnected):
                 await until_disconnect(self._serve(connection), receive)
         finally:
+            if expiry is not None:
+                expiry.cancel()
             self._connections.pop(connection.id, None)
+            left = self._per_client.pop(connection.client, 1) - 1
+            if left:
+                self._per_client[connection.client] = left
             connection.closed = True
 
     async def _serve(self, connection: SSEConnection) -> None:
         pinging = asyncio.ensure_future(self._keepalive(connection))
+        session = Session(peer=connection.peer, question_timeout=self.timeout_question)
         try:
-            await serve_connection(self.engine, connection, principal=connection.principal)
+            await serve_connection(self.engine, connection, session=session, principal=connection.principal)
         finally:
             pinging.cancel()
 
@@ -257,7 +285,7 @@ class SSEApp:
         connection = self._connections.get(session_id)
         # Another caller's session is no session to this one: the same answer as an unknown id, so a POST
         # learns nothing about streams it did not open.
-        if connection is None or connection.closed or not _same_caller(connection.principal, principal):
+        if connection is None or connection.closed or connection.owner != owner_of(principal):
             raise Reject(404, SESSION_NOT_FOUND, "Not Found: unknown or closed session")
         if not is_json_content_type(headers.get("content-type")):
             raise Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json (UTF-8)")
@@ -271,10 +299,13 @@ class SSEApp:
         await send_empty(send, 202)
 
 
-def _same_caller(opener: Principal | None, poster: Principal | None) -> bool:
-    if opener is None or poster is None:
-        return opener is poster
-    return opener.subject == poster.subject and opener.client_id == poster.client_id
+def _end_at_expiry(principal: Principal | None, connection: SSEConnection) -> asyncio.TimerHandle | None:
+    """End ``connection``'s input (its calls answer, then the stream closes) when the token that opened it
+    expires, as Streamable HTTP ends a session's streams."""
+    if principal is None or principal.expires_at is None:
+        return None
+    delay = max(principal.expires_at - time.time(), 0.0)
+    return asyncio.get_running_loop().call_later(delay, connection.end)
 
 
 @final
