@@ -231,20 +231,24 @@ def _options() -> dict[str, tuple[Option, Any]]:
     return found
 
 
-def _unknown(keys: Iterable[str], options: Mapping[str, object], what: str) -> UsageError | None:
+def _unknown(
+    keys: Iterable[str], options: Mapping[str, object], what: str, own: Iterable[str] = ()
+) -> UsageError | None:
     unknown = sorted(set(keys) - set(options))
     if not unknown:
         return None
     known = ", ".join(key for key, (option, _) in _options().items() if option.ignored is None)
-    return UsageError(f"unknown {what} {unknown[0]!r}; the options are {known}")
+    takes = f"it takes {', '.join(own)}, and the serving options {known}" if own else f"the options are {known}"
+    return UsageError(f"unknown {what} {unknown[0]!r}; {takes}")
 
 
-def check_defaults(settings: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """Serving settings given to ``ToolRegistry(...)``: an unknown one is a ``UsageError`` naming the known ones,
-    a peer's setting with no meaning here is logged once and dropped, the rest are kept as ``run()``'s defaults
-    (their values are checked by ``resolve``, when the transport is known)."""
+def check_defaults(settings: Mapping[str, Any], where: str, own: Iterable[str] = ()) -> dict[str, Any]:
+    """Serving settings given to ``ToolRegistry(...)``: an unknown one is a ``UsageError`` naming the known ones
+    (``own``: the constructor's own keywords, named too), a peer's setting with no meaning here is logged once and
+    dropped, the rest are kept as ``run()``'s defaults (their values are checked by ``resolve``, when the
+    transport is known)."""
     options = _options()
-    problem = _unknown(settings, options, "serving setting")
+    problem = _unknown(settings, options, "setting", own)
     if problem is not None:
         raise UsageError(f"{where}: {problem}")
     return _without_ignored(settings, options, where)

@@ -154,7 +154,9 @@ class ToolRegistry:
         if settings:
             from ._options import check_defaults
 
-            self._serve = check_defaults(settings, where)
+            code = ToolRegistry.__init__.__code__  # its own keywords, named in the error for a misspelt one
+            own = code.co_varnames[2 : code.co_argcount + code.co_kwonlyargcount]
+            self._serve = check_defaults(settings, where, own)
         self._start_empty()
 
     @property

@@ -132,11 +132,12 @@ def test_constructor_settings_are_run_defaults_the_ignored_ones_said_once(caplog
 
 
 def test_an_unknown_setting_is_an_error_naming_the_known_ones() -> None:
-    known = r"the options are host, port, path, json_response, workers,"
-    with pytest.raises(UsageError, match=r"^ToolRegistry\('s'\): unknown serving setting 'prot'; " + known):
-        ToolRegistry("s", prot=8000)  # type: ignore[call-arg]
+    # A misspelt keyword of the constructor's own is named among them, not only among the serving options.
+    known = r"it takes instructions, version, website_url, .*, and the serving options host, port, path,"
+    with pytest.raises(UsageError, match=r"^ToolRegistry\('s'\): unknown setting 'verison'; " + known):
+        ToolRegistry("s", verison="1.0")  # type: ignore[call-arg]
     registry = ToolRegistry("s")
-    with pytest.raises(UsageError, match=r"unknown serving setting 'prot'"):
+    with pytest.raises(UsageError, match=r"unknown setting 'prot'; the options are host, port, path,"):
         registry.settings.prot = 1
     transports = "'stdio', 'http', 'streamable-http', 'sse'"
     with pytest.raises(UsageError, match=r"^registry.run: transport must be one of " + transports):
