@@ -44,7 +44,8 @@ nitpick_ignore_regex = [
     # or public under the name the reference gives it (AuthSettings is mcptools.auth.AuthSettings).
     (
         r"py:class",
-        r"(Served|Engine|Exported|ProfileName|Lifespan|AuthSettings|ServeSettings|Session|Send|mcptools\.auth\.Scoped)",
+        r"(Served|Engine|Exported|ProfileName|Lifespan|AuthSettings|ServeSettings|ServeDefaults|TransportName|"
+        r"Session|Send|mcptools\.auth\.Scoped)",
     ),
     # Starlette's types, which mount() takes and returns (Starlette is the user's, not a dependency).
     (r"py:class", r"(ASGIApp|Mount)"),

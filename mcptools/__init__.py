@@ -71,6 +71,7 @@ __all__ = [
     "ProtocolError",
     "RequestInfo",
     "ResourceLink",
+    "SSEApp",
     "SchemaError",
     "StreamableHTTPApp",
     "TextContent",
@@ -111,10 +112,11 @@ def _version() -> str:
 
 # The transports pull in asyncio, sockets and ssl; a tool module that only defines tools should not pay for
 # them at import, so they load on first use (PEP 562).
-_LAZY = frozenset({"StreamableHTTPApp", "mount", "serve_stdio"})
+_LAZY = frozenset({"SSEApp", "StreamableHTTPApp", "mount", "serve_stdio"})
 
 if _TYPE_CHECKING:
     __version__: str
+    from mcptools._transports import SSEApp
     from mcptools._transports import StreamableHTTPApp
     from mcptools._transports import mount
     from mcptools._transports import serve_stdio

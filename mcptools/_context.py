@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, final, overload
 
 from typing_extensions import NotRequired, TypedDict, TypeVar
@@ -134,6 +135,12 @@ class Context(Generic[StateT]):
         if self._state_of is None:
             return None  # type: ignore[return-value]  # a Context made by hand, outside any registry
         return self._state_of()  # type: ignore[no-any-return]
+
+    @property
+    def request_context(self) -> _RequestContext[StateT]:
+        """The peers' spelling, for code written for them: ``ctx.request_context.lifespan_context`` is
+        ``ctx.state``, ``ctx.request_context.request_id`` is ``ctx.request_id``."""
+        return _RequestContext(self)
 
     @property
     def principal(self) -> Principal | None:
@@ -430,3 +437,19 @@ def _random_id() -> str:
     import secrets  # here, not at the top: with hmac and OpenSSL's bindings it is a tenth of mcptools' import
 
     return secrets.token_urlsafe(16)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _RequestContext(Generic[StateT]):
+    """``Context.request_context``: what code written for the peers reads there, read from the ``Context``."""
+
+    _context: Context[StateT]
+
+    @property
+    def lifespan_context(self) -> StateT:
+        return self._context.state
+
+    @property
+    def request_id(self) -> str | int | None:
+        return self._context.request_id

@@ -2,18 +2,24 @@
 
 Each key of the TypedDict carries its type (what mypy checks in ``registry.run(...)``) and, in its ``Annotated``
 metadata, an ``Option``: its default, its help text and how the command line spells it. ``registry.run``, the
-``mcptools serve`` arguments (``add_arguments``), the defaults (``resolve``) and what reaches worker processes
+``mcptools serve`` arguments (``add_arguments``), the defaults (``resolve``), the registry's own defaults
+(``ToolRegistry(..., port=8080)``, ``registry.settings``: ``ServeDefaults``) and what reaches worker processes
 (``to_worker`` / ``from_worker``, one JSON document in one environment variable, written only when there are
 several workers) are all read from here, so an option cannot be spelled four ways.
+
+The peers' settings that mean nothing here (``dependencies=``, a ``fastmcp install`` hint) are keys too, marked
+``ignored`` with the reason: accepted, so a server written for FastMCP starts, and said once in the log.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, Final, Literal, final, get_args, get_type_hints
 
 from typing_extensions import TypedDict
@@ -25,15 +31,21 @@ from ._transports.asgi_sessions import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT
 from .auth import AuthSettings  # at run time: the settings' annotations are read (get_type_hints) to build the CLI
 
 __all__ = [
+    "TRANSPORTS",
     "Option",
+    "ServeDefaults",
     "ServeSettings",
+    "TransportName",
     "WORKER_ENV",
     "add_arguments",
+    "check_defaults",
     "from_arguments",
     "from_worker",
     "resolve",
     "to_worker",
 ]
+
+logger = logging.getLogger("mcptools")
 
 # How the first process tells each uvicorn worker process what to serve and how (uvicorn imports the factory
 # by name in every worker, so nothing else can reach it).
@@ -41,6 +53,11 @@ WORKER_ENV: Final = "MCPTOOLS_WORKER"
 
 Stack = Literal["auto", "standard", "fast"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+# What ``registry.run(transport)`` and ``mcptools serve --transport`` take: the peers' names for the same two
+# HTTP transports too. Each maps to what is served: stdio, Streamable HTTP, or the deprecated HTTP+SSE transport
+# (2024-11-05's; served beside Streamable HTTP on the same app, see ``mcptools._transports.sse``).
+TransportName = Literal["stdio", "http", "streamable-http", "sse"]
+TRANSPORTS: Final[Mapping[str, str]] = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
 
 
 @final
@@ -48,7 +65,8 @@ LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 class Option:
     """One serving option: its ``default``; the ``help`` of its command-line flag (``None``: no flag, as for the
     ``auth`` object); whether it applies to HTTP only; ``split``: a flag value holding a list, space- or
-    comma-separated; ``repeat``: a flag given once per value; ``flag``: the flag's name when it is not the key's."""
+    comma-separated; ``repeat``: a flag given once per value; ``flag``: the flag's name when it is not the key's;
+    ``ignored``: why a peer's setting means nothing here (accepted, logged once, dropped)."""
 
     default: Any
     help: str | None
@@ -57,13 +75,27 @@ class Option:
     split: bool = False
     repeat: bool = False
     flag: str | None = None
+    ignored: str | None = None
 
 
 class ServeSettings(TypedDict, total=False):
-    """What ``registry.run(transport, **settings)`` and ``mcptools serve`` take (``--`` flags of the same names)."""
+    """What ``registry.run(transport, **settings)`` and ``mcptools serve`` take (``--`` flags of the same names);
+    given to ``ToolRegistry(...)`` they are the defaults ``run()`` starts from."""
 
     host: Annotated[str, Option("127.0.0.1", "interface to listen on (default 127.0.0.1)")]
     port: Annotated[int, Option(8000, "port to listen on (default 8000)")]
+    path: Annotated[
+        str | None,
+        Option(
+            None,
+            "the endpoint's path: Streamable HTTP's (default /mcp), or with --transport sse the event stream's "
+            "(default /sse); the other transport keeps its default",
+            metavar="PATH",
+        ),
+    ]
+    json_response: Annotated[
+        bool, Option(False, "answer every Streamable HTTP POST with one JSON body, never an event stream")
+    ]
     workers: Annotated[int, Option(1, "worker processes (stateless 2026-07-28 only)")]
     allowed_hosts: Annotated[
         Sequence[str] | None,
@@ -160,6 +192,22 @@ class ServeSettings(TypedDict, total=False):
             http_only=False,
         ),
     ]
+    # The peers' settings with no meaning here: accepted (a FastMCP server starts unchanged), logged once, dropped.
+    dependencies: Annotated[
+        Sequence[str] | None,
+        Option(None, None, http_only=False, ignored="a `fastmcp install` hint; list them in your project instead"),
+    ]
+    stateless_http: Annotated[
+        bool,
+        Option(
+            False,
+            None,
+            ignored="2026-07-28 requests are stateless here already, and 2025 clients keep their session (pass "
+            "stateless=True to refuse those instead)",
+        ),
+    ]
+    debug: Annotated[bool, Option(False, None, http_only=False, ignored="use log_level='DEBUG'")]
+    show_banner: Annotated[bool, Option(True, None, http_only=False, ignored="mcptools prints no banner")]
 
 
 _TIMEOUTS: Final = (
@@ -172,6 +220,7 @@ _TIMEOUTS: Final = (
 )
 
 
+@cache
 def _options() -> dict[str, tuple[Option, Any]]:
     """Each key's ``Option`` and type, read from ``ServeSettings``' annotations."""
     hints = get_type_hints(ServeSettings, include_extras=True)
@@ -182,22 +231,74 @@ def _options() -> dict[str, tuple[Option, Any]]:
     return found
 
 
-def resolve(transport: str, settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Every option with its value (the defaults filled in), checked: an unknown key, an HTTP option for stdio,
-    and a non-positive timeout are each a ``UsageError`` naming the fix."""
+def _unknown(
+    keys: Iterable[str], options: Mapping[str, object], what: str, own: Iterable[str] = ()
+) -> UsageError | None:
+    unknown = sorted(set(keys) - set(options))
+    if not unknown:
+        return None
+    known = ", ".join(key for key, (option, _) in _options().items() if option.ignored is None)
+    takes = f"it takes {', '.join(own)}, and the serving options {known}" if own else f"the options are {known}"
+    return UsageError(f"unknown {what} {unknown[0]!r}; {takes}")
+
+
+def check_defaults(settings: Mapping[str, Any], where: str, own: Iterable[str] = ()) -> dict[str, Any]:
+    """Serving settings given to ``ToolRegistry(...)``: an unknown one is a ``UsageError`` naming the known ones
+    (``own``: the constructor's own keywords, named too), a peer's setting with no meaning here is logged once and
+    dropped, the rest are kept as ``run()``'s defaults (their values are checked by ``resolve``, when the
+    transport is known)."""
     options = _options()
-    unknown = sorted(set(settings) - set(options))
-    if unknown:
-        raise UsageError(f"unknown serving option {unknown[0]!r}; the options are {', '.join(options)}")
+    problem = _unknown(settings, options, "setting", own)
+    if problem is not None:
+        raise UsageError(f"{where}: {problem}")
+    return _without_ignored(settings, options, where)
+
+
+def _without_ignored(
+    settings: Mapping[str, Any], options: Mapping[str, tuple[Option, Any]], where: str
+) -> dict[str, Any]:
+    kept = {}
+    for key, value in settings.items():
+        why = options[key][0].ignored
+        if why is None:
+            kept[key] = value
+        else:
+            logger.warning("%s%s=%r is ignored: %s", where and where + ": ", key, value, why)
+    return kept
+
+
+def resolve(
+    transport: str, settings: Mapping[str, Any], defaults: Mapping[str, Any] | None = None, *, where: str = ""
+) -> dict[str, Any]:
+    """Every option with its value: ``settings`` (``run()``'s own), else ``defaults`` (the registry's, from its
+    constructor), else the option's default; checked: an unknown key, an HTTP option given to ``run()`` for
+    stdio, and a non-positive timeout are each a ``UsageError`` naming the fix. A peer's setting with no meaning
+    here is logged once (``where`` opens the line) and dropped."""
+    options = _options()
+    problem = _unknown(settings, options, "serving option")
+    if problem is not None:
+        raise problem
+    settings = _without_ignored(settings, options, where)
     if transport == "stdio":
         given = [key for key in settings if options[key][0].http_only and settings[key] != options[key][0].default]
         if given:
-            # registry.run(port=8080) serving stdio, with the port silently ignored, is never what was meant.
+            # registry.run(port=8080) serving stdio, with the port silently ignored, is never what was meant. The
+            # registry's own defaults (ToolRegistry(..., port=8080)) are for whichever transport runs: no error.
             raise UsageError(
                 f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to HTTP only; pass transport='http' "
                 f"(registry.run('http', {given[0]}=...)) or leave {'it' if len(given) == 1 else 'them'} out for stdio"
             )
-    resolved = {key: settings.get(key, option.default) for key, (option, _) in options.items()}
+    base = defaults or {}
+    resolved = {
+        key: settings[key] if key in settings else base.get(key, option.default)
+        for key, (option, _) in options.items()
+        if option.ignored is None
+    }
+    _check_values(resolved)
+    return resolved
+
+
+def _check_values(resolved: dict[str, Any]) -> None:
     for key in _TIMEOUTS:
         value = resolved[key]
         # A zero or negative limit would turn the guard off without saying so: refuse it instead.
@@ -208,13 +309,23 @@ def resolve(transport: str, settings: Mapping[str, Any]) -> dict[str, Any]:
             raise UsageError(f"--{key.replace('_', '-')} must be a whole number above 0, got {resolved[key]!r}")
     if resolved["bearer_token_scopes"] and resolved["bearer_token_env"] is None:
         raise UsageError("--bearer-token-scopes needs --bearer-token-env (the token they belong to)")
-    if resolved["log_level"] is not None:
-        resolved["log_level"] = str(resolved["log_level"]).upper()
+    level = resolved["log_level"]
+    if level is not None:
+        resolved["log_level"] = str(level).upper()
         if resolved["log_level"] not in get_args(LogLevel):
-            raise UsageError(f"log_level must be one of {', '.join(get_args(LogLevel))}, got {settings['log_level']!r}")
+            raise UsageError(f"log_level must be one of {', '.join(get_args(LogLevel))}, got {level!r}")
     if resolved["stack"] not in get_args(Stack):
         raise UsageError(f"stack must be one of {', '.join(get_args(Stack))}, got {resolved['stack']!r}")
-    return resolved
+    path = resolved["path"]
+    if path is not None and (type(path) is not str or not path.startswith("/") or any(c in path for c in "?# \t")):
+        raise UsageError(f"path must be a URL path starting with '/' (e.g. path='/mcp'), got {path!r}")
+    auth = resolved["auth"]
+    if auth is not None and not isinstance(auth, AuthSettings):
+        # A peer's auth provider silently dropped would serve without authorization: refuse it instead.
+        raise UsageError(
+            f"auth= takes mcptools.auth.AuthSettings(verifier), got {type(auth).__name__}; the peers' auth "
+            "providers do not carry over (see mcptools.auth)"
+        )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -265,3 +376,36 @@ def from_worker() -> tuple[str, list[str], dict[str, Any]]:
     """What ``to_worker`` handed over: the target, its arguments and the resolved options."""
     document = json.loads(os.environ[WORKER_ENV])
     return document["target"], document["argv"], document["options"]
+
+
+@final
+class ServeDefaults:
+    """``registry.settings``: the serving settings given to ``ToolRegistry(...)``, or set here later as the peers'
+    code does (``mcp.settings.port = 8080``); ``run()`` and ``mcptools serve`` start from them, and what they are
+    given themselves wins. Reading a setting never given gives its default."""
+
+    __slots__ = ("_given", "_where")
+
+    _given: dict[str, Any]
+    _where: str
+
+    def __init__(self, given: dict[str, Any], where: str) -> None:
+        # ``given`` is the registry's own dict, already checked (``check_defaults``): changes here are its changes.
+        object.__setattr__(self, "_given", given)
+        object.__setattr__(self, "_where", where)
+
+    def given(self) -> dict[str, Any]:
+        """The settings given, by name (what ``run()`` starts from)."""
+        return dict(self._given)
+
+    def __getattr__(self, name: str) -> Any:
+        option = _options().get(name)
+        if option is None or option[0].ignored is not None:
+            raise AttributeError(f"{self._where}.settings has no {name!r}")
+        return self._given.get(name, option[0].default)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._given.update(check_defaults({name: value}, self._where))
+
+    def __repr__(self) -> str:
+        return f"<ServeDefaults {self._given!r}>"

@@ -6,7 +6,8 @@
     prepare    earlier rounds' answers; arguments validated ONCE (repaired only when they fail), converted ONCE,
                mutable defaults copied fresh
     invoke     the tool, with a ``Context`` if it takes one: awaited when async; a sync one inline in the caller's
-               thread (the sync driver) or in a worker thread (the async driver); timed when it has a limit
+               thread (the sync driver) or in a worker thread (the async driver), and what it returns awaited
+               when it is awaitable (a sync tool returning its work's coroutine); timed when it has a limit
     finish     the result built ONCE; an exception the tool raised becomes a result in ONE place (``settle``)
 
 Each stage is a plain function over the ``Call`` record (``mcptools._call``). The engine routes and authorizes
@@ -22,6 +23,8 @@ from __future__ import annotations
 import copy
 import logging
 import sys
+from collections.abc import Awaitable, Callable
+from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, Final
 
 from ._context import Context
@@ -61,20 +64,42 @@ def invalid_arguments_result(errors: list[str]) -> dict[str, Any]:
     return {"resultType": "complete", "content": [{"type": "text", "text": invalid_arguments(errors)}], "isError": True}
 
 
-def failure_result(tool_name: str, exc: BaseException, *, expose_errors: bool = False) -> dict[str, Any]:
+def failure_result(tool_name: str, exc: BaseException, *, mask: bool = False) -> dict[str, Any]:
     """The result for a tool that raised: the only place an unexpected exception becomes a result.
 
-    A ``ToolError`` is the tool speaking to the model, so its message is shown as is. Anything else is a bug
-    or an outage: the traceback goes to the log, and the model learns only which tool failed and how, since
-    exception text can hold paths, credentials or data from other users.
+    A ``ToolError`` (ours, or a peer's for code written for them) is the tool speaking to the model, so its
+    message is shown as is. Anything else: the
+    traceback goes to the log and never to the client, and the model reads which tool failed, the exception's
+    class and its message, as both peers send it, so it can correct its call ("Only SELECT queries are
+    allowed"). ``mask`` (``ToolRegistry(..., mask_error_details=True)``, for deployments whose exception text
+    may hold paths, credentials or other users' data) leaves the message out: the class only.
     """
-    if isinstance(exc, ToolError):
+    if isinstance(exc, ToolError) or _is_peer_tool_error(exc):
         return text_result(str(exc), is_error=True)
     logger.error("tool %r raised %s", tool_name, type(exc).__name__, exc_info=exc)
     text = f"Tool '{tool_name}' failed: {type(exc).__name__}"
-    if expose_errors:
-        text += f": {exc}"
+    if not mask:
+        try:
+            detail = str(exc)
+        except Exception:  # an exception whose __str__ fails itself: the class is all there is to say
+            detail = ""
+        if detail:
+            text += f": {detail}"
     return text_result(text, is_error=True)
+
+
+# The peers' ToolError classes: a tool written for them raises theirs to speak to the model, as ours does.
+_PEER_TOOL_ERRORS: Final = frozenset(
+    {
+        ("mcp.server.fastmcp.exceptions", "ToolError"),  # the official SDK 1.x
+        ("mcp.server.mcpserver.exceptions", "ToolError"),  # the official SDK 2.x
+        ("fastmcp.exceptions", "ToolError"),  # fastmcp
+    }
+)
+
+
+def _is_peer_tool_error(exc: BaseException) -> bool:
+    return any((cls.__module__, cls.__qualname__) in _PEER_TOOL_ERRORS for cls in type(exc).__mro__)
 
 
 # -- the stages ----------------------------------------------------------------------------------------------
@@ -137,7 +162,7 @@ def prepare(call: Call) -> bool:
     try:
         kwargs = tool.convert(arguments) if tool.convert is not None else arguments
     except Exception as exc:
-        call.result = _with_notes(call, failure_result(tool.name, exc, expose_errors=call.source.expose_errors))
+        call.result = _with_notes(call, failure_result(tool.name, exc, mask=call.source.mask_error_details))
         return False
     if tool.mutable_defaults:
         # Python made each default once; a call that changes its copy must not change the next call's.
@@ -182,9 +207,18 @@ async def invoke(call: Call, inline: bool = False) -> Any:
         return await _invoke_limited(call, kwargs, tool.timeout)
     if tool.is_async:
         return await tool.fn(**kwargs)
-    if inline:
-        return tool.fn(**kwargs)
-    return await in_worker(tool.fn, kwargs)
+    value = tool.fn(**kwargs) if inline else await in_worker(tool.fn, kwargs)
+    if type(value) is not str and isawaitable(value):
+        value = await value  # a sync tool that returns its work's coroutine: awaited, as fastmcp does
+    return value
+
+
+async def _sync_then_awaited(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """A sync tool in a daemon thread of its own (see ``_invoke_limited``), what it returns awaited if awaitable."""
+    value = await in_daemon_thread(fn, kwargs)
+    if type(value) is not str and isawaitable(value):
+        value = await value
+    return value
 
 
 def timeout_message(name: str, limit: float) -> str:
@@ -201,8 +235,8 @@ async def _invoke_limited(call: Call, kwargs: dict[str, Any], limit: float) -> A
     import asyncio
 
     tool = call.tool
-    work: asyncio.Future[Any] = (
-        asyncio.ensure_future(tool.fn(**kwargs)) if tool.is_async else in_daemon_thread(tool.fn, kwargs)
+    work: asyncio.Future[Any] = asyncio.ensure_future(
+        tool.fn(**kwargs) if tool.is_async else _sync_then_awaited(tool.fn, kwargs)
     )
     try:
         done, _ = await asyncio.wait((work,), timeout=limit)
@@ -233,7 +267,7 @@ def finish(call: Call, value: Any) -> dict[str, Any]:
     try:
         result = build_result(tool, value)
     except Exception as exc:
-        result = failure_result(tool.name, exc, expose_errors=call.source.expose_errors)
+        result = failure_result(tool.name, exc, mask=call.source.mask_error_details)
     return _with_notes(call, result)
 
 
@@ -247,7 +281,7 @@ def settle(call: Call, exc: BaseException) -> dict[str, Any]:
         return url_elicitation(call, exc)
     if isinstance(exc, ProtocolError):
         raise exc
-    return _with_notes(call, failure_result(call.tool.name, exc, expose_errors=call.source.expose_errors))
+    return _with_notes(call, failure_result(call.tool.name, exc, mask=call.source.mask_error_details))
 
 
 def _with_notes(call: Call, result: dict[str, Any]) -> dict[str, Any]:
@@ -281,9 +315,16 @@ def drive_sync(call: Call) -> dict[str, Any] | None:
         return call.result
     try:
         value = tool.fn(**call.kwargs)  # type: ignore[arg-type]
+        if type(value) is not str and isawaitable(value):
+            # A sync tool that returns its work's coroutine: awaited on this thread's own loop (off the common path).
+            value = run_on_loop(_awaited(value))
     except (Exception, SystemExit) as exc:
         return settle(call, exc)
     return finish(call, value)
+
+
+async def _awaited(pending: Awaitable[Any]) -> Any:
+    return await pending
 
 
 async def _run(call: Call, inline: bool) -> dict[str, Any] | None:
@@ -356,4 +397,4 @@ async def _through_chain(call: Call, layers: tuple[Middleware, ...], inline: boo
     except ToolError as refusal:  # a middleware speaking to the model (a rate limit, say)
         return text_result(str(refusal), is_error=True)
     except Exception as exc:
-        return failure_result(call.tool.name, exc, expose_errors=source.expose_errors)
+        return failure_result(call.tool.name, exc, mask=source.mask_error_details)

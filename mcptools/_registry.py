@@ -16,10 +16,11 @@ import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, final, overload
 
 from typing_extensions import ParamSpec, Unpack
 
+from ._content import Icon, icons_json
 from ._errors import ToolDefinitionError, ToolNotFound, UsageError
 from ._lifespan import LifespanRunner, check_lifespan
 from ._middleware import Middleware, check_middleware, layers
@@ -39,7 +40,7 @@ from ._tool import (
 )
 
 if TYPE_CHECKING:
-    from ._options import ServeSettings
+    from ._options import ServeDefaults, ServeSettings, TransportName
     from ._profiles import ProfileName
 
 __all__ = ["Lifespan", "Tool", "ToolAnnotations", "ToolRegistry", "tool"]
@@ -74,12 +75,14 @@ class ToolRegistry:
         "_listing",
         "_lock",
         "_parents",
+        "_serve",
         "_served",
         "_tools",
         "call_layers",
-        "expose_errors",
+        "icons",
         "instructions",
         "lookup",
+        "mask_error_details",
         "middleware",
         "name",
         "profile",
@@ -88,23 +91,30 @@ class ToolRegistry:
         "served_version",
         "suggest_names",
         "version",
+        "website_url",
     )
 
+    # Long: the constructor takes the peers' settings too (FastMCP's keywords), each checked where it is given.
     def __init__(
         self,
         name: str,
-        *,
-        version: str = "0.1.0",
         instructions: str | None = None,
-        expose_errors: bool = False,
+        *,
+        version: str | None = None,
+        website_url: str | None = None,
+        icons: Iterable[Icon | Mapping[str, Any]] | None = None,
+        mask_error_details: bool = False,
+        expose_errors: bool | None = None,
         suggest_names: bool = False,
         profile: ProfileName | None = None,
         repair: bool | str | Collection[str] | None = DEFAULT_REPAIRS,
         lifespan: Lifespan | None = None,
         middleware: Sequence[Middleware] | None = None,
+        **settings: Unpack[ServeSettings],
     ) -> None:
         if type(name) is not str or not name:
             raise ToolDefinitionError("ToolRegistry needs a server name, e.g. ToolRegistry('weather-server')")
+        where = f"ToolRegistry({name!r})"
         check_lifespan(name, lifespan)
         self._lifespan = LifespanRunner(self, lifespan)
         # Plain attributes, not properties: the engine reads them on every call, and with no middleware that read
@@ -112,10 +122,18 @@ class ToolRegistry:
         self.middleware: tuple[Middleware, ...] = check_middleware(name, middleware)
         self.call_layers, self.request_layers = layers(self.middleware)
         self.name = name
-        self.version = version
+        self.version = version if version is not None else "0.1.0"
         self.instructions = instructions
-        # Development aid: show exception text (never tracebacks) in results of tools that fail unexpectedly.
-        self.expose_errors = expose_errors
+        # What initialize names besides the name and version (2025-11-25): a link and icons a client may show.
+        if website_url is not None and type(website_url) is not str:
+            raise ToolDefinitionError(f"{where}: website_url must be a string, got {type(website_url).__name__}")
+        self.website_url = website_url
+        self.icons = icons_json(icons, where=where)
+        # A raised exception's message reaches the model, as with both peers; masking leaves the class only, for
+        # deployments whose exception text may hold secrets. expose_errors= is the older spelling, its inverse.
+        if expose_errors is not None and mask_error_details:
+            raise ToolDefinitionError(f"{where}: pass mask_error_details=True or expose_errors=..., not both")
+        self.mask_error_details = not expose_errors if expose_errors is not None else bool(mask_error_details)
         # Off by default because the contract's strings are exact: with it, an unknown argument close to a
         # known one reads "unexpected property 'locaton' (did you mean 'location'?)".
         self.suggest_names = suggest_names
@@ -130,7 +148,43 @@ class ToolRegistry:
             self.repair = repairs_option(repair, where=f"ToolRegistry({name!r}, repair=...)")
         except ValueError as exc:
             raise ToolDefinitionError(str(exc)) from None
+        # Serving settings given here (host=, port=, ... as FastMCP takes them) are run()'s defaults; checked by
+        # name now, by value when run() knows the transport. _options is imported only when some are given.
+        self._serve: dict[str, Any] = {}
+        if settings:
+            from ._options import check_defaults
+
+            code = ToolRegistry.__init__.__code__  # its own keywords, named in the error for a misspelt one
+            own = code.co_varnames[2 : code.co_argcount + code.co_kwonlyargcount]
+            self._serve = check_defaults(settings, where, own)
         self._start_empty()
+
+    @property
+    def expose_errors(self) -> bool:
+        """The older spelling of ``not mask_error_details``, kept for code that reads or sets it."""
+        return not self.mask_error_details
+
+    @expose_errors.setter
+    def expose_errors(self, value: bool) -> None:
+        self.mask_error_details = not value
+
+    @property
+    def settings(self) -> ServeDefaults:
+        """The serving settings ``run()`` starts from (given to the constructor, or set here as the peers do:
+        ``registry.settings.port = 8080``); what ``run()`` is given wins."""
+        from ._options import ServeDefaults
+
+        return ServeDefaults(self._serve, f"ToolRegistry({self.name!r})")
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        """``serverInfo`` as ``initialize`` and ``server/discover`` name this server."""
+        info: dict[str, Any] = {"name": self.name, "version": self.version}
+        if self.website_url is not None:
+            info["websiteUrl"] = self.website_url
+        if self.icons is not None:
+            info["icons"] = self.icons
+        return info
 
     def _start_empty(self) -> None:
         """The tools' state of a new registry: none of its own, none included, nothing disabled."""
@@ -455,14 +509,15 @@ class ToolRegistry:
         self.middleware = check_middleware(self.name, [*self.middleware, *middleware])
         self.call_layers, self.request_layers = layers(self.middleware)
 
-    def run(self, transport: Literal["stdio", "http"] = "stdio", /, **options: Unpack[ServeSettings]) -> int:
+    def run(self, transport: TransportName = "stdio", **options: Unpack[ServeSettings]) -> int:
         """Serve this registry until it stops, its lifespan around it: ``if __name__ == "__main__":
-        registry.run()``. stdio by default; ``"http"`` takes the options of ``mcptools serve --http``
-        (``ServeSettings``: host, port, workers, timeouts, authorization, ...). Returns the exit status (also on
-        SIGTERM, after the lifespan has closed)."""
+        registry.run()``. stdio by default; ``"http"`` (or ``"streamable-http"``) serves Streamable HTTP and
+        ``"sse"`` the deprecated HTTP+SSE transport, both on one app, with the options of ``mcptools serve``
+        (``ServeSettings``: host, port, path, workers, timeouts, authorization, ...; those given to the
+        constructor are the defaults). Returns the exit status (also on SIGTERM, after the lifespan has closed)."""
         from ._run import run_registry
 
-        return run_registry(self, transport, options)
+        return run_registry(self, transport, options, defaults=self._serve)
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {self.name!r} with {len(self._every)} tools>"

@@ -3,8 +3,10 @@
     if __name__ == "__main__":
         registry.run()                                  # stdio, as client configurations launch `python app.py`
         registry.run("http", port=8080, workers=2)      # Streamable HTTP on uvicorn (extra "http")
+        registry.run("sse", port=8080)                  # the deprecated HTTP+SSE transport, beside Streamable HTTP
 
-The options are ``mcptools._options.ServeSettings``, resolved once here. The lifespan runs around serving either
+The options are ``mcptools._options.ServeSettings``, resolved once here (what ``run()`` is given over the
+registry's own defaults, ``ToolRegistry(..., port=8080)``). The lifespan runs around serving either
 way: over stdio ``serve_stdio`` enters it (and SIGTERM closes it); over HTTP uvicorn's lifespan events do, once in
 each worker process. With ``workers > 1`` uvicorn starts fresh processes that import the app by name, so each
 loads the registry's module again from its file (``target``: what ``mcptools serve`` was given, or for
@@ -25,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ._errors import UsageError
-from ._options import resolve, to_worker
+from ._options import TRANSPORTS, resolve, to_worker
 from ._transports.asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
 from ._transports.http_rules import HostRules
 from ._transports.stdio import serve_stdio
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
     from ._protocol.engine import Served
+    from ._transports.sse import HTTPApps
     from .auth import AuthSettings
 
 __all__ = ["app_for", "default_logging", "run_registry", "serve_http", "static_auth"]
@@ -42,7 +45,8 @@ logger = logging.getLogger("mcptools")
 
 # Binding to every interface names no host a client would use, so it adds nothing to the allow-list.
 _WILDCARD_BINDS: Final = frozenset({"0.0.0.0", "::", "[::]", ""})
-_TRANSPORTS: Final = ("stdio", "http")
+# Each HTTP transport's own endpoint when path= does not name it (path= names the one being run).
+_DEFAULT_PATHS: Final = {"http": "/mcp", "sse": "/sse"}
 
 
 def default_logging() -> None:
@@ -81,23 +85,52 @@ def _token_auth(options: Mapping[str, Any]) -> AuthSettings | None:
     return static_auth(token, options["bearer_token_scopes"])
 
 
-def app_for(registry: Served, options: Mapping[str, Any]) -> StreamableHTTPApp:
-    """The ASGI app serving ``registry`` with resolved ``options`` (in this process, or in a worker)."""
-    return create_app(
+def app_for(registry: Served, options: Mapping[str, Any], transport: str = "http") -> StreamableHTTPApp | HTTPApps:
+    """The ASGI app serving ``registry`` with resolved ``options`` (in this process, or in a worker): Streamable
+    HTTP, and beside it on the same app the deprecated HTTP+SSE transport unless the server is stateless (a POST
+    must reach the process holding its stream). ``path`` is the endpoint of ``transport``; the other keeps its
+    default."""
+    hosts = allowed_hosts(options["allowed_hosts"], options["host"])
+    auth = _token_auth(options)
+    stateless = options["stateless"] or options["workers"] > 1
+    paths = {**_DEFAULT_PATHS, transport: options["path"] or _DEFAULT_PATHS[transport]}
+    streamable = create_app(
         registry,
-        allowed_hosts=allowed_hosts(options["allowed_hosts"], options["host"]),
-        stateless_only=options["stateless"] or options["workers"] > 1,
-        auth=_token_auth(options),
+        path=paths["http"],
+        allowed_hosts=hosts,
+        stateless_only=stateless,
+        auth=auth,
+        json_response=options["json_response"],
         max_sessions=options["max_sessions"],
         max_sessions_per_client=options["max_sessions_per_client"],
         timeout_question=options["timeout_question"],
         timeout_reconnect=options["timeout_reconnect"],
     )
+    if stateless:
+        return streamable
+    from ._transports.sse import HTTPApps, SSEApp
+
+    events = SSEApp(
+        registry,
+        path=paths["sse"],
+        allowed_hosts=hosts,
+        auth=auth,
+        engine=streamable.engine,
+        max_sessions=options["max_sessions"],
+        max_sessions_per_client=options["max_sessions_per_client"],
+        timeout_question=options["timeout_question"],
+    )
+    if paths["http"] in (events.path, events.message_path, events.message_path.rstrip("/")):
+        raise UsageError(
+            f"path={paths['http']!r} is the HTTP+SSE transport's; give Streamable HTTP another path (e.g. '/mcp')"
+        )
+    return HTTPApps(registry, streamable, events)
 
 
-def serve_http(registry: Served, options: Mapping[str, Any], target: str | None) -> int:
-    """Serve ``registry`` over Streamable HTTP until uvicorn stops; ``target`` is what worker processes load
-    (required when ``options["workers"] > 1``). Returns the exit status."""
+def serve_http(registry: Served, options: Mapping[str, Any], target: str | None, transport: str = "http") -> int:
+    """Serve ``registry`` over HTTP (``transport``: ``http`` or ``sse``, see ``app_for``) until uvicorn stops;
+    ``target`` is what worker processes load (required when ``options["workers"] > 1``). Returns the exit
+    status."""
     try:
         import uvicorn
     except ImportError:
@@ -109,7 +142,7 @@ def serve_http(registry: Served, options: Mapping[str, Any], target: str | None)
         sys.stderr.write(f"mcptools: --allow-host: {exc}\n")
         return 2
     try:
-        app = app_for(registry, options)
+        app = app_for(registry, options, transport)
     except UsageError as exc:
         sys.stderr.write(f"mcptools: {exc}\n")
         return 2
@@ -128,7 +161,7 @@ def serve_http(registry: Served, options: Mapping[str, Any], target: str | None)
         reason = getattr(exc, "strerror", None) or exc
         sys.stderr.write(f"mcptools: cannot listen on {host}:{port}: {reason}\n")
         return 1
-    sys.stderr.write(f"mcptools: serving {registry.name!r} on http://{host}:{port}/mcp\n")
+    sys.stderr.write(f"mcptools: serving {registry.name!r} on {_endpoints(app, host, port, transport)}\n")
     server_options = uvicorn_options(options, by_name=workers > 1)
     if workers > 1:
         assert target is not None
@@ -164,29 +197,47 @@ def _main_target(registry: Served) -> str | None:
     return None
 
 
+def _endpoints(app: StreamableHTTPApp | HTTPApps, host: str, port: int, transport: str) -> str:
+    streamable = app if isinstance(app, StreamableHTTPApp) else app.streamable
+    url = f"http://{host}:{port}"
+    if isinstance(app, StreamableHTTPApp):
+        return f"{url}{streamable.path}"
+    if transport == "sse":
+        return f"{url}{app.sse.path} (HTTP+SSE, deprecated; Streamable HTTP at {streamable.path})"
+    return f"{url}{streamable.path} (and the deprecated HTTP+SSE transport at {app.sse.path})"
+
+
 def run_registry(
     registry: Served,
     transport: str,
     settings: Mapping[str, Any],
     *,
+    defaults: Mapping[str, Any] | None = None,
     protocol: BinaryIO | None = None,
     target: str | None = None,
     where: str = "registry.run: ",
 ) -> int:
-    """``registry.run()`` and ``mcptools serve``: stdio or HTTP, the lifespan around either. ``target`` names
-    what worker processes load (``mcptools serve``'s TARGET; for ``registry.run()``, the running script);
-    ``where`` opens the message of a ``UsageError``."""
-    if transport not in _TRANSPORTS:
-        raise UsageError(f"{where}transport must be 'stdio' or 'http', got {transport!r}")
+    """``registry.run()`` and ``mcptools serve``: stdio or HTTP, the lifespan around either. ``settings`` are
+    what the caller was given, ``defaults`` the registry's own (from its constructor); ``target`` names what
+    worker processes load (``mcptools serve``'s TARGET; for ``registry.run()``, the running script); ``where``
+    opens the message of a ``UsageError``."""
+    served = TRANSPORTS.get(transport) if type(transport) is str else None
+    if served is None:
+        raise UsageError(f"{where}transport must be one of {', '.join(map(repr, TRANSPORTS))}, got {transport!r}")
+    default_logging()
     try:
-        options = resolve(transport, settings)
+        options = resolve(served, settings, defaults, where=where.rstrip(": "))
+        if served == "sse" and (options["stateless"] or options["workers"] > 1):
+            raise UsageError(
+                "the HTTP+SSE transport keeps each client's stream in one process: it takes neither stateless nor "
+                "several workers"
+            )
     except UsageError as exc:
         raise UsageError(f"{where}{exc}") from None
-    default_logging()
     if options["log_level"] is not None:
         logging.getLogger("mcptools").setLevel(options["log_level"])
-    if transport == "stdio":
+    if served == "stdio":
         return serve_stdio(registry, protocol, stack=options["stack"], question_timeout=options["timeout_question"])
     if target is None and options["workers"] > 1:
         target = _main_target(registry)
-    return serve_http(registry, options, target)
+    return serve_http(registry, options, target, served)

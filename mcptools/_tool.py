@@ -66,6 +66,12 @@ _ANNOTATION_TYPES: Final[Mapping[str, type]] = {
 }
 
 
+class _AnnotationsModel(Protocol):
+    """The official SDK's ``ToolAnnotations`` (a pydantic model), as ``annotations=`` reads it."""
+
+    def model_dump(self, *, mode: str = ..., by_alias: bool = ..., exclude_none: bool = ...) -> dict[str, Any]: ...
+
+
 class ToolDecorator(Protocol):
     """What ``@tool(...)`` and ``@registry.tool(...)`` return: a decorator that keeps the signature."""
 
@@ -76,7 +82,8 @@ class ToolSettings(TypedDict, total=False):
     """The options ``@tool``, ``@registry.tool`` and ``registry.add`` all take (``None``: as if not given).
 
     ``name``, ``title``, ``description``: as published (derived from the function when not given);
-    ``input_schema``: an explicit JSON Schema instead of the derived one; ``annotations``: MCP's behaviour hints;
+    ``input_schema``: an explicit JSON Schema instead of the derived one; ``annotations``: MCP's behaviour hints
+    (a dict, or the official SDK's ``ToolAnnotations`` model);
     ``scopes``: OAuth scopes a caller needs to see and call the tool (``mcptools.auth``); ``timeout``: seconds
     after which the call ends with an error result; ``tags``: labels for ``registry.enable``/``disable``,
     never published.
@@ -86,7 +93,7 @@ class ToolSettings(TypedDict, total=False):
     title: str | None
     description: str | None
     input_schema: Mapping[str, Any] | None
-    annotations: ToolAnnotations | None
+    annotations: ToolAnnotations | _AnnotationsModel | None
     scopes: Sequence[str] | None
     timeout: float | None
     tags: Iterable[str] | None
@@ -190,6 +197,10 @@ def _checked_schema(where: str, fn: Callable[..., Any], schema: object) -> Mappi
 def _checked_annotations(where: str, fn: Callable[..., Any], annotations: object) -> dict[str, Any] | None:
     if annotations is None:
         return None
+    dump = getattr(annotations, "model_dump", None)
+    if not isinstance(annotations, Mapping) and callable(dump):
+        # The peers' pydantic ToolAnnotations model (mcp.types.ToolAnnotations): read in its wire form.
+        annotations = dump(mode="json", by_alias=True, exclude_none=True)
     if not isinstance(annotations, Mapping):
         raise ToolDefinitionError(f"{where}: annotations must be a dict of MCP tool annotations")
     for key, value in annotations.items():

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Coroutine, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping, Sequence
 from typing import Any, TypeVar
 
 from mcptools import ToolRegistry
 from mcptools._context import Context
 from mcptools._transports.asgi import StreamableHTTPApp
+from mcptools._transports.asgi_io import ASGISend, Receive, Scope
 
 T = TypeVar("T")
 LATEST = "2026-07-28"
@@ -80,7 +81,7 @@ class Reply:
 
 
 async def call(
-    app: StreamableHTTPApp,
+    app: Callable[[Scope, Receive, ASGISend], Awaitable[None]],
     method: str = "POST",
     body: Any = None,
     headers: dict[str, str] | None = None,
@@ -89,6 +90,8 @@ async def call(
     repeated: Sequence[tuple[str, str]] = (),
     peer: str = "127.0.0.1",
     hang_up: Callable[[Reply], bool] | None = None,
+    query: str = "",
+    root_path: str = "",
 ) -> Reply:
     """One request through ``app``; ``repeated`` headers are sent after ``headers`` as they are (a name already
     there appears twice). ``peer``: the client's address. ``hang_up``: the client disconnects as soon as this is
@@ -104,6 +107,8 @@ async def call(
         "type": "http",
         "method": method,
         "path": path,
+        "root_path": root_path,
+        "query_string": query.encode(),
         "client": (peer, 50000),
         "headers": [(k.encode(), v.encode()) for k, v in [*base.items(), *repeated] if v is not None],
     }

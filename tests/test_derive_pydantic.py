@@ -498,8 +498,10 @@ def test_pydantic_validation_errors_are_error_results_in_our_voice_never_a_dump(
         result = call(registry, "book", arguments)
         assert result["isError"] is True
         assert text_of(result) == "Invalid arguments: " + line
-    # A ValidationError the tool's own code raises is a failure named by its class; the dump (values, URLs)
-    # goes to the server's log only.
+    # A ValidationError the tool's own code raises is the tool's failure, not bad arguments: named by its class
+    # and, as the peers send it, its message (masked: the class only, the dump in the server's log).
     inside = call(registry, "builds_its_own", {})
     assert inside["isError"] is True
-    assert text_of(inside) == "Tool 'builds_its_own' failed: ValidationError"
+    assert text_of(inside).startswith("Tool 'builds_its_own' failed: ValidationError: ")
+    registry.mask_error_details = True
+    assert text_of(call(registry, "builds_its_own", {})) == "Tool 'builds_its_own' failed: ValidationError"

@@ -95,6 +95,8 @@ def test_the_serving_options_table_lists_every_option_as_the_command_takes_it() 
     assert "`--allow-host HOST (repeatable)`" in rows["`allowed_hosts=`"]
     assert "`--stack {auto,standard,fast}` | `'auto'` | stdio and HTTP" in rows["`stack=`"]
     assert "(no flag) | none | HTTP | a `mcptools.auth.AuthSettings` object" in rows["`auth=`"]
+    ignored = "| ignored | FastMCP's setting, accepted and ignored (logged once): a `fastmcp install` hint"
+    assert ignored in rows["`dependencies=`"]
     # Every flag the table shows is one `mcptools serve` parses, with a value where it shows one.
     for key, line in rows.items():
         shown = re.search(r"`(--[a-z-]+)(?: \{(\w+)| ([A-Z]+))?", line)

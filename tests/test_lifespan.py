@@ -80,7 +80,8 @@ def test_bare_handle_does_not_run_the_lifespan_and_says_how_to(caplog: pytest.Lo
     registry = _registry(events)
     reply = registry.handle(CALL)
     assert reply is not None and reply["result"]["isError"] is True
-    assert _text(reply) == "Tool 'where' failed: LifespanError"  # no internals reach the model
+    # The model reads what failed and why (as the peers send a raised message); the fix is in the message too.
+    assert _text(reply).startswith("Tool 'where' failed: LifespanError: the lifespan of ToolRegistry('life')")
     assert "async with registry.running()" in caplog.text
     assert events == []
     with pytest.raises(LifespanError, match="not running"):

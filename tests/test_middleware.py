@@ -188,11 +188,11 @@ class ShortCircuit(Middleware):
         ("bug", {"content": [{"type": "text", "text": "Tool 'weather' failed: RuntimeError"}], "isError": True}),
     ],
 )
-def test_middleware_short_circuits_and_its_bugs_never_leak(
+def test_middleware_short_circuits_and_its_bugs_never_leak_when_masked(
     how: str, expected: dict[str, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
     ran: list[str] = []
-    registry = ToolRegistry("sc", middleware=[ShortCircuit(how)])
+    registry = ToolRegistry("sc", middleware=[ShortCircuit(how)], mask_error_details=True)
 
     @registry.tool
     def weather(location: str) -> str:

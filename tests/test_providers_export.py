@@ -262,7 +262,8 @@ def test_tool_errors_and_failures_speak_like_mcp() -> None:
     refused, failed = p_anthropic.run(registry, {"role": "assistant", "content": blocks})
     assert refused == {"type": "tool_result", "tool_use_id": "a", "is_error": True,
                        "content": "No forecast for Atlantis; try a real city"}  # fmt: skip
-    assert failed["content"] == "Tool 'broken' failed: RuntimeError" and failed["is_error"] is True
+    # The raised message as the peers send it (through the registry's one failure_result; masking is its option).
+    assert failed["content"] == "Tool 'broken' failed: RuntimeError: secret path /etc/x" and failed["is_error"] is True
 
 
 def test_provider_modules_import_no_sdk() -> None:

@@ -178,8 +178,27 @@ def test_a_tool_error_is_shown_to_the_model_as_is() -> None:
     assert text_of(response) == "No forecast for Atlantis; try a nearby larger city"
 
 
-def test_an_unexpected_exception_is_logged_but_not_leaked(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_raised_message_reaches_the_model_as_the_peers_send_it_and_the_traceback_only_the_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     registry = ToolRegistry("s")
+
+    @registry.tool
+    def query(sql: str) -> str:
+        raise ValueError("Only SELECT queries are allowed")
+
+    with caplog.at_level(logging.ERROR, logger="mcptools"):
+        response = call(registry, "query", {"sql": "DELETE FROM t"})
+    assert response["result"]["isError"] is True
+    assert text_of(response) == "Tool 'query' failed: ValueError: Only SELECT queries are allowed"
+    assert "Traceback" not in str(response)
+    assert any(record.exc_info is not None for record in caplog.records)
+
+
+def test_mask_error_details_leaves_the_message_out_for_deployments_with_secrets_in_exception_text(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    registry = ToolRegistry("s", mask_error_details=True)
 
     @registry.tool
     def boom() -> str:
@@ -187,23 +206,46 @@ def test_an_unexpected_exception_is_logged_but_not_leaked(caplog: pytest.LogCapt
 
     with caplog.at_level(logging.ERROR, logger="mcptools"):
         response = call(registry, "boom")
-    text = text_of(response)
-    assert response["result"]["isError"] is True
-    assert text == "Tool 'boom' failed: KeyError"
-    assert "secret" not in text and "Traceback" not in text
-    assert any(record.exc_info is not None for record in caplog.records)
-    assert "secret-token-123" in caplog.text
+    assert text_of(response) == "Tool 'boom' failed: KeyError"
+    assert "secret" not in str(response)
+    assert "secret-token-123" in caplog.text  # the log keeps it for the operator
 
 
-def test_expose_errors_shows_the_text_but_never_a_traceback() -> None:
-    registry = ToolRegistry("s", expose_errors=True)
+@pytest.mark.parametrize(
+    ("options", "masked"),
+    [
+        ({}, False),
+        ({"expose_errors": True}, False),
+        ({"expose_errors": False}, True),
+        ({"mask_error_details": True}, True),
+    ],
+)
+def test_expose_errors_the_older_spelling_stays_the_inverse_of_masking(options: dict[str, Any], masked: bool) -> None:
+    registry = ToolRegistry("s", **options)
 
     @registry.tool
     def boom() -> str:
         raise ValueError("bad things")
 
-    text = text_of(call(registry, "boom"))
-    assert text == "Tool 'boom' failed: ValueError: bad things"
+    expected = "Tool 'boom' failed: ValueError" + ("" if masked else ": bad things")
+    assert text_of(call(registry, "boom")) == expected
+    assert registry.mask_error_details is masked and registry.expose_errors is not masked
+    registry.expose_errors = masked  # set the other way through the old name
+    assert text_of(call(registry, "boom")) == "Tool 'boom' failed: ValueError" + (": bad things" if masked else "")
+
+
+def test_an_exception_whose_text_cannot_be_read_still_gives_its_class() -> None:
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no text")
+
+    registry = ToolRegistry("s")
+
+    @registry.tool
+    def boom() -> str:
+        raise Unprintable
+
+    assert text_of(call(registry, "boom")) == "Tool 'boom' failed: Unprintable"
 
 
 def test_a_tool_calling_sys_exit_does_not_stop_the_server() -> None:

@@ -99,7 +99,8 @@ def test_sync_client_and_callback_errors() -> None:
     with SyncClient(registry, elicitation=refuse, roots=[], sampling=refuse) as client:
         failed = client.call_tool("book", {"day": "friday"})
         # The client's error reaches the tool as ClientRequestError; the tool did not catch it.
-        assert failed.is_error and failed.text == "Tool 'book' failed: ClientRequestError"
+        assert failed.is_error
+        assert failed.text == "Tool 'book' failed: ClientRequestError: the user closed the dialog (code -32603)"
 
 
 @pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])

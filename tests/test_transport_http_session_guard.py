@@ -310,7 +310,7 @@ def test_stopping_a_mounted_app_ends_its_sessions_questions() -> None:
 
     async def scenario() -> tuple[str, int]:
         headers = await open_session(inner)
-        asking = asyncio.ensure_future(call(outer, body=tool_call("ask"), headers=headers))  # type: ignore[arg-type]
+        asking = asyncio.ensure_future(call(outer, body=tool_call("ask"), headers=headers))
         await question_of(inner, headers)
         inner.stopping()
         answered = result_text(await asking)

@@ -196,6 +196,11 @@ def serve_options_table() -> str:
     ]
     for key, hint in hints.items():
         kind, option = get_args(hint)[:2]
+        if option.ignored is not None:
+            # A peer's setting with no meaning here: accepted so a FastMCP server starts, and logged once.
+            what = f"FastMCP's setting, accepted and ignored (logged once): {option.ignored}"
+            lines.append(f"| `{key}=` | (no flag) | | ignored | {_escape(what)} |")
+            continue
         flag = f"`{flags[key]}`" if key in flags else "(no flag)"
         # An option with no flag is a Python object (auth=): say what it takes instead of a help line.
         what = option.help or f"a `{_object_kind(kind)}` object, from Python only"

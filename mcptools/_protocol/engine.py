@@ -437,7 +437,7 @@ class Engine:
         return {"tools": {"listChanged": True}, "logging": {}}
 
     def _server_info(self) -> dict[str, Any]:
-        return {"name": self.registry.name, "version": self.registry.version}
+        return self.registry.server_info
 
     def _initialize(self, call: Call) -> dict[str, Any]:
         params, session = call.params, call.session

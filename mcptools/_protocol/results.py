@@ -4,14 +4,18 @@ A tool returns content blocks, a list of them, or a plain value. Blocks go out a
 type with an output schema becomes ``structuredContent``, checked against ``outputSchema`` (a tool that breaks
 its own promise gets an error result, not a silent pass) and mirrored as JSON text for clients that read only
 ``content``. A value with no declared type that is JSON-shaped is JSON text (and ``structuredContent`` when it
-is an object); only a value with no JSON form is its ``str()``. Python values become JSON in one place,
-``mcptools/_schema/jsonify.py``. (The contract's bare ``call_tool`` does not come here: it sends ``str()``.)
+is an object); a value with no JSON form is its ``str()`` when its class writes one, else (a coroutine, a
+function, an object showing only ``<X object at 0x...>``, one nested in a container) an error result naming the
+type, never a repr sent as success. Python values become JSON in one place, ``mcptools/_schema/jsonify.py``.
+(The contract's bare ``call_tool`` does not come here: it sends ``str()``.)
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
+import types
 from typing import TYPE_CHECKING, Any, Final
 
 from .._content import is_content
@@ -37,8 +41,12 @@ def text_result(text: str, *, is_error: bool) -> dict[str, Any]:
 
 
 def downgrade_for_oldest(result: dict[str, Any]) -> None:
-    """Reshape a result for a 2025-03-26 client, which knows no structured output and no resource links."""
+    """Reshape a result for a 2025-03-26 client, which knows no structured output, no resource links, and no
+    titles, icons or website in ``serverInfo``."""
     result.pop("structuredContent", None)
+    info = result.get("serverInfo")
+    if isinstance(info, dict) and not info.keys() <= {"name", "version"}:
+        result["serverInfo"] = {"name": info.get("name"), "version": info.get("version")}
     tools = result.get("tools")
     if isinstance(tools, list):
         result["tools"] = [{k: v for k, v in tool.items() if k not in _NEWER_TOOL_FIELDS} for tool in tools]
@@ -55,7 +63,8 @@ def downgrade_for_oldest(result: dict[str, Any]) -> None:
 def build_result(tool: Tool, value: Any) -> dict[str, Any]:
     """A ``CallToolResult`` for what the tool returned: content blocks as they are, a value with a declared
     output type as ``structuredContent`` (checked against ``outputSchema``) plus its JSON text, any other
-    JSON-shaped value as JSON text (an object also as ``structuredContent``), else ``str()``."""
+    JSON-shaped value as JSON text (an object also as ``structuredContent``), else ``str()`` when its class writes
+    one; what has no such form is an error result naming the type."""
     if type(value) is str and tool.output_schema is None:
         return text_result(value, is_error=False)  # the commonest return, answered before any other test
     if is_content(value):
@@ -77,7 +86,11 @@ def _unannotated(tool: Tool, value: Any) -> dict[str, Any]:
     """
     try:
         data = jsonify(value)
-    except (NotJSON, RecursionError):
+    except NotJSON as exc:
+        if exc.path or not _has_own_text(value):
+            return _unrepresentable(tool, value, exc)
+        return text_result(str(value), is_error=False)  # its class's own text, as the peers send it
+    except RecursionError:
         return text_result(str(value), is_error=False)
     if type(data) is str:
         return text_result(data, is_error=False)
@@ -89,6 +102,41 @@ def _unannotated(tool: Tool, value: Any) -> dict[str, Any]:
         result["structuredContent"] = data
     result["isError"] = False
     return result
+
+
+# Values whose text is never data: a repr such as "<coroutine object f at 0x...>" sent as a success would hide that
+# the work never happened.
+_NEVER_DATA: Final = (
+    types.CoroutineType,
+    types.GeneratorType,
+    types.AsyncGeneratorType,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    type,
+)
+
+
+def _has_own_text(value: Any) -> bool:
+    """Whether ``str(value)`` is text its class chose (a ``__str__`` or ``__repr__`` of its own), not Python's
+    ``<X object at 0x...>``; never for awaitables, generators, functions, modules and classes."""
+    if isinstance(value, _NEVER_DATA) or inspect.isawaitable(value):
+        return False
+    cls: Any = type(value)  # Any: mypy takes a class's __str__ for a bound method, object's for a function
+    return cls.__str__ is not object.__str__ or cls.__repr__ is not object.__repr__
+
+
+def _unrepresentable(tool: Tool, value: Any, exc: NotJSON) -> dict[str, Any]:
+    """The error result for a value with no JSON form and no text of its own (or one nested in a container)."""
+    logger.error("tool %r returned output that cannot be sent as a result: %s", tool.name, exc)
+    hint = ""
+    if inspect.isawaitable(value):
+        hint = "; it is awaitable: await it inside the tool"
+        if isinstance(value, types.CoroutineType):
+            value.close()  # never awaited on purpose: no "never awaited" warning besides this result
+    text = f"Tool '{tool.name}' returned output that cannot be sent as a result: {exc}{hint}"
+    return text_result(text, is_error=True)
 
 
 def _structured(tool: Tool, value: Any) -> dict[str, Any]:

@@ -243,9 +243,25 @@ def _type_hints(fn: Callable[..., Any], localns: Mapping[str, Any] | None) -> tu
         return {}, f"{type(exc).__name__}: {exc}"
 
 
+# The peers' Context classes: a tool written for them and annotated with theirs gets ours (the same methods, and
+# ``ctx.request_context.lifespan_context``), so a port need not change that import too.
+_PEER_CONTEXTS: Final = frozenset(
+    {
+        ("mcp.server.fastmcp.server", "Context"),  # the official SDK 1.x
+        ("mcp.server.mcpserver.context", "Context"),  # the official SDK 2.x
+        ("fastmcp.server.context", "Context"),  # fastmcp 2 and later
+    }
+)
+
+
 def _is_context(hint: object) -> bool:
-    """``Context``, ``Context | None``, or (when annotations could not be resolved) a string naming it."""
+    """``Context``, ``Context | None``, a peer's ``Context``, or (when annotations could not be resolved) a string
+    naming it."""
     if hint is Context or get_origin(hint) is Context:  # Context, Context[State]
+        return True
+    cls = get_origin(hint) or hint
+    # Along the MRO: the SDK 1.x Context is a pydantic generic, and Context[ServerSession, AppContext] is a subclass.
+    if isinstance(cls, type) and any((base.__module__, base.__qualname__) in _PEER_CONTEXTS for base in cls.__mro__):
         return True
     if isinstance(hint, str):
         text = hint.replace(" ", "")
@@ -253,7 +269,7 @@ def _is_context(hint: object) -> bool:
             return True
         return text in ("Context", "Context|None", "Optional[Context]", "mcptools.Context")
     if get_origin(hint) in (typing.Union, types.UnionType):
-        members = [Context if get_origin(arg) is Context else arg for arg in get_args(hint)]
+        members = [Context if _is_context(arg) else arg for arg in get_args(hint)]
         return len(members) == 2 and set(members) == {Context, type(None)}
     return False
 

@@ -52,6 +52,7 @@ from .asgi_answers import (
 from .asgi_auth import HTTPAuth
 from .asgi_headers import ParamHeaders, check_stateless_headers
 from .asgi_io import (
+    DEFAULT_MAX_BODY,
     SSE_HEADERS,
     Answer,
     ASGISend,
@@ -60,7 +61,10 @@ from .asgi_io import (
     Receive,
     Reject,
     Scope,
+    check_host,
     local_path,
+    peer_of,
+    read_body,
     send_empty,
     send_json,
     until_disconnect,
@@ -85,7 +89,6 @@ __all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
 
 logger = logging.getLogger("mcptools.http")
 
-_DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
 # subscriptions/listen streams one client (a token's owner, else an address) may hold open at once.
 MAX_LISTEN_STREAMS: Final = 16
 
@@ -103,6 +106,7 @@ class StreamableHTTPApp:
         "auth",
         "engine",
         "host_rules",
+        "json_response",
         "max_body_bytes",
         "max_sessions",
         "max_sessions_per_client",
@@ -121,7 +125,7 @@ class StreamableHTTPApp:
         path: str = "/mcp",
         allowed_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] | None = None,
-        max_body_bytes: int = _DEFAULT_MAX_BODY,
+        max_body_bytes: int = DEFAULT_MAX_BODY,
         stateless_only: bool = False,
         retry_ms: int = 1000,
         max_sessions: int = MAX_SESSIONS,
@@ -131,8 +135,12 @@ class StreamableHTTPApp:
         timeout_reconnect: float = RECONNECT_TIMEOUT,
         engine: Engine | None = None,
         auth: AuthSettings | None = None,
+        json_response: bool = False,
     ) -> None:
         self.engine = engine if engine is not None else registry.engine
+        # Every POST answered with one JSON body (the peers' json_response=True): no event stream, so a tool's
+        # progress and logs are not sent, and it cannot ask the client anything.
+        self.json_response = json_response
         self.path = path
         hosts = tuple(allowed_hosts) if allowed_hosts is not None else DEFAULT_ALLOWED_HOSTS
         # ``*`` switches the guard off, for servers behind a proxy that checks hosts itself.
@@ -170,12 +178,12 @@ class StreamableHTTPApp:
             # The metadata lives at the host's root (RFC 9728), whether this app is there or the outer app
             # mounts it at the well-known prefix too: what counts is the request's whole path.
             if self.auth is not None and self.auth.is_metadata_path((scope.get("root_path") or "") + path):
-                self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
+                self._check_host(headers, scope)
                 await self.auth.metadata(scope, headers, method, send)
                 return
             if path != self.path and not (path in ("", "/") and scope.get("root_path")):
                 raise Reject(404, INVALID_REQUEST, f"Not Found: the MCP endpoint is {self.path}")
-            self._check_host(headers, "443" if scope.get("scheme") == "https" else "80")
+            self._check_host(headers, scope)
             principal = await self.auth.authorize(scope, headers) if self.auth is not None else None
             if method == "POST":
                 await self._post(scope, headers, principal, receive, send)
@@ -207,29 +215,11 @@ class StreamableHTTPApp:
 
     # -- guards ----------------------------------------------------------------------------------------
 
-    def _check_host(self, headers: Headers, default_port: str) -> None:
-        if not self.host_rules.host_allowed(headers.get("host"), default_port):
-            raise Reject(403, INVALID_REQUEST, "Forbidden: Host header is not allowed")
-        if not self.host_rules.origin_allowed(headers.get("origin")):
-            raise Reject(403, INVALID_REQUEST, "Forbidden: Origin header is not allowed")
+    def _check_host(self, headers: Headers, scope: Scope) -> None:
+        check_host(self.host_rules, headers, scope)
 
     async def _read_body(self, headers: Headers, receive: Receive) -> bytes:
-        declared = headers.get("content-length")
-        if declared is not None and declared.strip().isdigit() and int(declared) > self.max_body_bytes:
-            raise Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes")
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                raise Reject(400, INVALID_REQUEST, "Bad Request: the client went away")
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                raise Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes")
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
+        return await read_body(headers, receive, self.max_body_bytes)
 
     def _session_for(self, headers: Headers, principal: Principal | None, request_id: Any = None) -> HTTPSession | None:
         """The session the request names, if it belongs to this caller and is still alive; 404 otherwise (another
@@ -245,7 +235,7 @@ class StreamableHTTPApp:
     def _new_session(self, scope: Scope, principal: Principal | None, request_id: Any) -> HTTPSession:
         """O(1) amortised admission, at most ``max_sessions_per_client`` for one client (see ``asgi_sessions``)."""
         owner = owner_of(principal)
-        peer = _peer(scope)
+        peer = peer_of(scope)
         admitted = self._sessions.admit(
             owner,
             owner if owner is not None else peer,
@@ -272,8 +262,9 @@ class StreamableHTTPApp:
         if not is_json_content_type(headers.get("content-type")):
             raise Reject(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json (UTF-8)")
         accept = headers.get("accept")
-        sse_ok = accepts(accept, "text/event-stream")
-        if not (sse_ok or accepts(accept, "application/json")):
+        json_ok = accepts(accept, "application/json")
+        sse_ok = accepts(accept, "text/event-stream") and not (self.json_response and json_ok)
+        if not (sse_ok or json_ok):
             raise Reject(406, INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream")
         body = await self._read_body(headers, receive)
         try:
@@ -348,7 +339,7 @@ class StreamableHTTPApp:
                 message["id"],
             )
         mode = Mode.STATELESS_ONLY if self.stateless_only else Mode.STATELESS
-        routed = self._routed(scope, headers, self.engine.route(message, Session(peer=_peer(scope)), mode, principal))
+        routed = self._routed(scope, headers, self.engine.route(message, Session(peer=peer_of(scope)), mode, principal))
         if type(routed) is Call and routed.method == "tools/call":
             self._header_params.check(headers, routed)
         if not can_stream(routed):
@@ -373,7 +364,7 @@ class StreamableHTTPApp:
         """A ``subscriptions/listen`` stream: at most ``MAX_LISTEN_STREAMS`` open per client, and ended (with its
         graceful result) when the token that opened it expires."""
         owner = owner_of(principal)
-        client: Hashable = owner if owner is not None else _peer(scope)
+        client: Hashable = owner if owner is not None else peer_of(scope)
         open_now = self._listening.get(client, 0)
         if open_now >= MAX_LISTEN_STREAMS:
             raise Reject(
@@ -548,13 +539,6 @@ class StreamableHTTPApp:
 
 
 # -- small helpers ---------------------------------------------------------------------------------------
-
-
-def _peer(scope: Scope) -> str | None:
-    """The client's address as the ASGI server saw it: what per-client middleware counts against when no token
-    names the caller (behind a proxy every client shares the proxy's address; use a key of your own there)."""
-    client = scope.get("client")
-    return f"address:{client[0]}" if client else None
 
 
 def _end_at_expiry(principal: Principal | None, session: Session) -> asyncio.TimerHandle | None:

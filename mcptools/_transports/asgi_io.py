@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from .._jsonrpc import INVALID_REQUEST, error_response
 from .._protocol.wire import encode_message
-from .http_rules import SINGLE_HEADERS
+from .http_rules import SINGLE_HEADERS, HostRules
 
 if TYPE_CHECKING:
     from ..auth import Principal
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ASGISend",
     "Answer",
+    "DEFAULT_MAX_BODY",
     "Disconnected",
     "Headers",
     "Message",
@@ -28,14 +29,19 @@ __all__ = [
     "Reject",
     "SSE_HEADERS",
     "Scope",
+    "check_host",
+    "local_path",
+    "peer_of",
+    "read_body",
     "send_empty",
     "send_json",
-    "local_path",
     "until_disconnect",
     "until_expiry",
 ]
 
 Scope = MutableMapping[str, Any]
+# The largest request body our HTTP apps read by default (Streamable HTTP's POST, HTTP+SSE's message POST).
+DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
 # What a request (one response or none) or a batch (a list of them, or one error for the whole) comes to.
 Answer = dict[str, Any] | list[dict[str, Any]] | None
 Message = MutableMapping[str, Any]
@@ -100,6 +106,42 @@ def local_path(scope: Scope) -> str:
     if root and path.startswith(root):
         path = path[len(root) :]
     return path
+
+
+def check_host(rules: HostRules, headers: Headers, scope: Scope) -> None:
+    """The DNS-rebinding guard every request of our HTTP apps passes first: 403 for a Host or Origin that names
+    a host this server does not serve."""
+    if not rules.host_allowed(headers.get("host"), "443" if scope.get("scheme") == "https" else "80"):
+        raise Reject(403, INVALID_REQUEST, "Forbidden: Host header is not allowed")
+    if not rules.origin_allowed(headers.get("origin")):
+        raise Reject(403, INVALID_REQUEST, "Forbidden: Origin header is not allowed")
+
+
+async def read_body(headers: Headers, receive: Receive, limit: int) -> bytes:
+    """A request's body, refused with 413 past ``limit`` bytes (declared or as it arrives)."""
+    declared = headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Reject(400, INVALID_REQUEST, "Bad Request: the client went away")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise Reject(413, INVALID_REQUEST, f"Payload Too Large: the limit is {limit} bytes")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def peer_of(scope: Scope) -> str | None:
+    """The client's address as the ASGI server saw it: what per-client middleware counts against when no token
+    names the caller (behind a proxy every client shares the proxy's address; use a key of your own there)."""
+    client = scope.get("client")
+    return f"address:{client[0]}" if client else None
 
 
 SSE_HEADERS: Final = [
