@@ -193,9 +193,7 @@ async def test_elicitation_sep1034_defaults(ctx: Context) -> str:
             },
         },
     )
-    return (
-        f"Elicitation completed: action={answer['action']}, content={json.dumps(answer.get('content', {}))}"
-    )
+    return f"Elicitation completed: action={answer['action']}, content={json.dumps(answer.get('content', {}))}"
 
 
 @registry.tool
@@ -237,9 +235,7 @@ async def test_elicitation_sep1330_enums(ctx: Context) -> str:
             },
         },
     )
-    return (
-        f"Elicitation completed: action={answer['action']}, content={json.dumps(answer.get('content', {}))}"
-    )
+    return f"Elicitation completed: action={answer['action']}, content={json.dumps(answer.get('content', {}))}"
 
 
 @registry.tool
@@ -318,9 +314,7 @@ async def test_input_required_result_multiple_inputs(ctx: Context) -> str:
         }
     )
     name = answers["user_name"].get("content", {}).get("name")
-    return (
-        f"{_sampled_text(answers['greeting'])} {name} ({len(answers['client_roots'].get('roots', []))} roots)"
-    )
+    return f"{_sampled_text(answers['greeting'])} {name} ({len(answers['client_roots'].get('roots', []))} roots)"
 
 
 @registry.tool
@@ -391,9 +385,7 @@ def json_schema_2020_12_tool(
 @registry.tool(
     input_schema={
         "type": "object",
-        "properties": {
-            "region": {"type": "string", "x-mcp-header": "Region", "description": "Where to look"}
-        },
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region", "description": "Where to look"}},
         "required": ["region"],
         "additionalProperties": False,
     }
