@@ -238,8 +238,10 @@ def _unknown(
     if not unknown:
         return None
     known = ", ".join(key for key, (option, _) in _options().items() if option.ignored is None)
-    takes = f"it takes {', '.join(own)}, and the serving options {known}" if own else f"the options are {known}"
-    return UsageError(f"unknown {what} {unknown[0]!r}; {takes}")
+    # Two whole messages rather than one with a computed tail, so each reads in the source as it reads in a log.
+    if own:
+        return UsageError(f"unknown {what} {unknown[0]!r}; it takes {', '.join(own)}, and the serving options {known}")
+    return UsageError(f"unknown {what} {unknown[0]!r}; the options are {known}")
 
 
 def check_defaults(settings: Mapping[str, Any], where: str, own: Iterable[str] = ()) -> dict[str, Any]:
