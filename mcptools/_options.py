@@ -17,10 +17,12 @@ import argparse
 import json
 import logging
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections import abc
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Final, Literal, final, get_args, get_type_hints
+from types import UnionType
+from typing import Annotated, Any, Final, Literal, Union, final, get_args, get_origin, get_type_hints
 
 from typing_extensions import TypedDict
 
@@ -28,6 +30,7 @@ from ._errors import UsageError
 from ._protocol.session import QUESTION_TIMEOUT
 from ._transports.asgi_answers import RECONNECT_TIMEOUT
 from ._transports.asgi_sessions import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT
+from ._transports.http_rules import HostRules
 from .auth import AuthSettings  # at run time: the settings' annotations are read (get_type_hints) to build the CLI
 
 __all__ = [
@@ -58,19 +61,24 @@ LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 # (2024-11-05's; served beside Streamable HTTP on the same app, see ``mcptools._transports.sse``).
 TransportName = Literal["stdio", "http", "streamable-http", "sse"]
 TRANSPORTS: Final[Mapping[str, str]] = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
+# What an option applies to, by served transport: most options are the HTTP server's (both HTTP transports share
+# one app), a few are every transport's.
+HTTP: Final = frozenset({"http", "sse"})
+EVERY: Final = frozenset(TRANSPORTS.values())
 
 
 @final
 @dataclass(frozen=True, slots=True)
 class Option:
     """One serving option: its ``default``; the ``help`` of its command-line flag (``None``: no flag, as for the
-    ``auth`` object); whether it applies to HTTP only; ``split``: a flag value holding a list, space- or
-    comma-separated; ``repeat``: a flag given once per value; ``flag``: the flag's name when it is not the key's;
-    ``ignored``: why a peer's setting means nothing here (accepted, logged once, dropped)."""
+    ``auth`` object); the ``transports`` it applies to (served names: ``stdio``, ``http``, ``sse``); ``split``: a
+    flag value holding a list, space- or comma-separated; ``repeat``: a flag given once per value; ``flag``: the
+    flag's name when it is not the key's; ``ignored``: why a peer's setting means nothing here (accepted, logged
+    once, dropped)."""
 
     default: Any
     help: str | None
-    http_only: bool = True
+    transports: frozenset[str] = HTTP
     metavar: str | None = None
     split: bool = False
     repeat: bool = False
@@ -141,7 +149,7 @@ class ServeSettings(TypedDict, total=False):
             QUESTION_TIMEOUT,
             f"a question to the client (elicitation, sampling, roots) fails when no answer comes within S seconds "
             f"(default {QUESTION_TIMEOUT:g}); the tool sees ClientRequestError",
-            http_only=False,
+            transports=EVERY,
             metavar="S",
         ),
     ]
@@ -180,7 +188,7 @@ class ServeSettings(TypedDict, total=False):
         Option(
             None,
             "the level of mcptools' own loggers (default: as the target's logging configuration says, else WARNING)",
-            http_only=False,
+            transports=EVERY,
         ),
     ]
     stack: Annotated[
@@ -189,13 +197,13 @@ class ServeSettings(TypedDict, total=False):
             "auto",
             "event loop and HTTP parser: standard (asyncio, h11), fast (uvloop, httptools: extra http-fast), "
             "auto (fast when installed); stdio uses the loop",
-            http_only=False,
+            transports=EVERY,
         ),
     ]
     # The peers' settings with no meaning here: accepted (a FastMCP server starts unchanged), logged once, dropped.
     dependencies: Annotated[
         Sequence[str] | None,
-        Option(None, None, http_only=False, ignored="a `fastmcp install` hint; list them in your project instead"),
+        Option(None, None, transports=EVERY, ignored="a `fastmcp install` hint; list them in your project instead"),
     ]
     stateless_http: Annotated[
         bool,
@@ -206,8 +214,8 @@ class ServeSettings(TypedDict, total=False):
             "stateless=True to refuse those instead)",
         ),
     ]
-    debug: Annotated[bool, Option(False, None, http_only=False, ignored="use log_level='DEBUG'")]
-    show_banner: Annotated[bool, Option(True, None, http_only=False, ignored="mcptools prints no banner")]
+    debug: Annotated[bool, Option(False, None, transports=EVERY, ignored="use log_level='DEBUG'")]
+    show_banner: Annotated[bool, Option(True, None, transports=EVERY, ignored="mcptools prints no banner")]
 
 
 _TIMEOUTS: Final = (
@@ -270,57 +278,79 @@ def _without_ignored(
 
 
 def resolve(
-    transport: str, settings: Mapping[str, Any], defaults: Mapping[str, Any] | None = None, *, where: str = ""
+    transport: str,
+    settings: Mapping[str, Any],
+    defaults: Mapping[str, Any] | None = None,
+    *,
+    where: str = "",
+    flags: bool = False,
 ) -> dict[str, Any]:
     """Every option with its value: ``settings`` (``run()``'s own), else ``defaults`` (the registry's, from its
-    constructor), else the option's default; checked: an unknown key, an HTTP option given to ``run()`` for
-    stdio, and a non-positive timeout are each a ``UsageError`` naming the fix. A peer's setting with no meaning
+    constructor), else the option's default; checked: an unknown key, an option given for a transport it does not
+    apply to, a value of the wrong type or out of range are each a ``UsageError`` naming the fix, spelled as the
+    caller wrote it (``flags``: ``--port`` on the command line, else ``port=``). A peer's setting with no meaning
     here is logged once (``where`` opens the line) and dropped."""
     options = _options()
     problem = _unknown(settings, options, "serving option")
     if problem is not None:
         raise problem
     settings = _without_ignored(settings, options, where)
-    if transport == "stdio":
-        given = [key for key in settings if options[key][0].http_only and settings[key] != options[key][0].default]
-        if given:
-            # registry.run(port=8080) serving stdio, with the port silently ignored, is never what was meant. The
-            # registry's own defaults (ToolRegistry(..., port=8080)) are for whichever transport runs: no error.
-            raise UsageError(
-                f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to HTTP only; pass transport='http' "
-                f"(registry.run('http', {given[0]}=...)) or leave {'it' if len(given) == 1 else 'them'} out for stdio"
-            )
+    given = [
+        key
+        for key in settings
+        if transport not in options[key][0].transports and settings[key] != options[key][0].default
+    ]
+    if given:
+        # registry.run(port=8080) serving stdio, with the port silently ignored, is never what was meant. The
+        # registry's own defaults (ToolRegistry(..., port=8080)) are for whichever transport runs: no error.
+        raise UsageError(_not_for(transport, given, flags))
     base = defaults or {}
     resolved = {
         key: settings[key] if key in settings else base.get(key, option.default)
         for key, (option, _) in options.items()
         if option.ignored is None
     }
-    _check_values(resolved)
+    _check_values(resolved, options, flags)
     return resolved
 
 
-def _check_values(resolved: dict[str, Any]) -> None:
-    for key in _TIMEOUTS:
-        value = resolved[key]
-        # A zero or negative limit would turn the guard off without saying so: refuse it instead.
-        if type(value) not in (int, float) or not value > 0:
-            raise UsageError(f"--{key.replace('_', '-')} must be a number of seconds above 0, got {value!r}")
-    for key in ("max_sessions", "max_sessions_per_client"):
-        if type(resolved[key]) is not int or resolved[key] < 1:
-            raise UsageError(f"--{key.replace('_', '-')} must be a whole number above 0, got {resolved[key]!r}")
-    if resolved["bearer_token_scopes"] and resolved["bearer_token_env"] is None:
-        raise UsageError("--bearer-token-scopes needs --bearer-token-env (the token they belong to)")
-    level = resolved["log_level"]
-    if level is not None:
-        resolved["log_level"] = str(level).upper()
-        if resolved["log_level"] not in get_args(LogLevel):
-            raise UsageError(f"log_level must be one of {', '.join(get_args(LogLevel))}, got {level!r}")
-    if resolved["stack"] not in get_args(Stack):
-        raise UsageError(f"stack must be one of {', '.join(get_args(Stack))}, got {resolved['stack']!r}")
-    path = resolved["path"]
-    if path is not None and (type(path) is not str or not path.startswith("/") or any(c in path for c in "?# \t")):
-        raise UsageError(f"path must be a URL path starting with '/' (e.g. path='/mcp'), got {path!r}")
+def _not_for(transport: str, given: list[str], flags: bool) -> str:
+    verb, them = ("applies", "it") if len(given) == 1 else ("apply", "them")
+    names = ", ".join(_spelled(key, flags) for key in given)
+    if transport != "stdio":  # no option is yet; a new transport's own options would be
+        takers = " and ".join(sorted(_options()[given[0]][0].transports))
+        return f"{names} {verb} to {takers} only; leave {them} out for {transport}"
+    if flags:
+        return f"{names} {verb} to HTTP only; add --http (or --transport sse) or leave {them} out for stdio"
+    return (
+        f"{names} {verb} to HTTP only; pass transport='http' (registry.run('http', {given[0]}=...)) or leave "
+        f"{them} out for stdio"
+    )
+
+
+def _spelled(key: str, flags: bool) -> str:
+    """An option as its caller wrote it: ``--allow-host`` on the command line, ``allowed_hosts`` in Python."""
+    if not flags:
+        return key
+    return _options()[key][0].flag or "--" + key.replace("_", "-")
+
+
+# Values a well-typed option may still not take: a limit of zero or below would turn its guard off without
+# saying so, and a port outside 0-65535 cannot be bound. The key's test, and what the option must be.
+def _above_zero(value: float) -> bool:
+    return value > 0
+
+
+_RANGES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
+    **{key: (_above_zero, "a number of seconds above 0") for key in _TIMEOUTS},
+    "max_sessions": (_above_zero, "a whole number above 0"),
+    "max_sessions_per_client": (_above_zero, "a whole number above 0"),
+    "workers": (_above_zero, "a whole number above 0"),
+    "port": (lambda port: 0 <= port <= 65535, "a port number from 0 to 65535 (0: any free port)"),
+}
+
+
+def _check_values(resolved: dict[str, Any], options: Mapping[str, tuple[Option, Any]], flags: bool) -> None:
     auth = resolved["auth"]
     if auth is not None and not isinstance(auth, AuthSettings):
         # A peer's auth provider silently dropped would serve without authorization: refuse it instead.
@@ -328,6 +358,65 @@ def _check_values(resolved: dict[str, Any]) -> None:
             f"auth= takes mcptools.auth.AuthSettings(verifier), got {type(auth).__name__}; the peers' auth "
             "providers do not carry over (see mcptools.auth)"
         )
+    level = resolved["log_level"]
+    if isinstance(level, str):
+        resolved["log_level"] = level.upper()  # the logging module's names, in any case
+    for key, value in resolved.items():
+        kind = options[key][1]
+        if not _fits(value, kind):
+            hint = f" (a list: {key}=[{value!r}])" if isinstance(value, str) and _is_list(kind) else ""
+            raise UsageError(f"{_spelled(key, flags)} must be {_described(kind)}, got {value!r}{hint}")
+    for key, (within, what) in _RANGES.items():
+        if not within(resolved[key]):
+            raise UsageError(f"{_spelled(key, flags)} must be {what}, got {resolved[key]!r}")
+    if resolved["bearer_token_scopes"] and resolved["bearer_token_env"] is None:
+        raise UsageError(
+            f"{_spelled('bearer_token_scopes', flags)} needs {_spelled('bearer_token_env', flags)} (the token they "
+            "belong to)"
+        )
+    try:
+        HostRules(resolved["allowed_hosts"] or ())
+    except UsageError as exc:
+        raise UsageError(f"{_spelled('allowed_hosts', flags)}: {exc}") from None
+    path = resolved["path"]
+    if path is not None and (not path.startswith("/") or any(c in path for c in "?# \t")):
+        raise UsageError(f"{_spelled('path', flags)} must be a URL path starting with '/' (e.g. /mcp), got {path!r}")
+
+
+def _fits(value: Any, kind: Any) -> bool:
+    """Whether ``value`` is of the type ``ServeSettings`` writes for its key (bool is no int here)."""
+    origin = get_origin(kind)
+    if origin is Union or origin is UnionType:
+        return any(_fits(value, branch) for branch in get_args(kind))
+    if origin is Literal:
+        return value in get_args(kind)
+    if _is_list(kind):
+        return isinstance(value, (list, tuple)) and all(_fits(item, get_args(kind)[0]) for item in value)
+    if kind is type(None):
+        return value is None
+    if kind is float:
+        return type(value) in (int, float)
+    if kind in (bool, int, str):
+        return type(value) is kind
+    return isinstance(value, kind)
+
+
+def _is_list(kind: Any) -> bool:
+    if get_origin(kind) in (Union, UnionType):
+        return any(_is_list(branch) for branch in get_args(kind))
+    return get_origin(kind) is abc.Sequence
+
+
+def _described(kind: Any) -> str:
+    origin = get_origin(kind)
+    if origin is Union or origin is UnionType:
+        return " or ".join(_described(branch) for branch in get_args(kind))
+    if origin is Literal:
+        return "one of " + ", ".join(map(repr, get_args(kind)))
+    if origin is abc.Sequence:
+        return "a list of strings"  # the only list ServeSettings has
+    names = {bool: "True or False", int: "a whole number", float: "a number", str: "a string", type(None): "None"}
+    return names.get(kind) or f"a {getattr(kind, '__name__', kind)}"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -368,10 +457,10 @@ def split_list(text: str) -> list[str]:
     return [item for item in text.replace(",", " ").split() if item]
 
 
-def to_worker(resolved: Mapping[str, Any], target: str, argv: Sequence[str]) -> None:
-    """Hand everything a worker process needs to it, once: one JSON document in ``WORKER_ENV``."""
+def to_worker(resolved: Mapping[str, Any], target: str, argv: Sequence[str]) -> str:
+    """Everything a worker process needs, once: the JSON document the caller puts in ``WORKER_ENV``."""
     options = {key: value for key, value in resolved.items() if key != "auth"}
-    os.environ[WORKER_ENV] = json.dumps({"target": target, "argv": list(argv), "options": options})
+    return json.dumps({"target": target, "argv": list(argv), "options": options})
 
 
 def from_worker() -> tuple[str, list[str], dict[str, Any]]:

@@ -11,7 +11,7 @@ way: over stdio ``serve_stdio`` enters it (and SIGTERM closes it); over HTTP uvi
 each worker process. With ``workers > 1`` uvicorn starts fresh processes that import the app by name, so each
 loads the registry's module again from its file (``target``: what ``mcptools serve`` was given, or for
 ``registry.run()`` the running script), and reads the resolved options from the one environment variable
-``_options.to_worker`` wrote; with one worker nothing is written to the environment.
+``_options.to_worker`` wrote (set while the workers run); with one worker nothing is written to the environment.
 
 This module knows transports and options, never how a TARGET is loaded (``_target``) nor the registry class, so
 ``registry.run()`` can import it without a cycle.
@@ -19,17 +19,18 @@ This module knows transports and options, never how a TARGET is loaded (``_targe
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ._errors import UsageError
-from ._options import TRANSPORTS, resolve, to_worker
+from ._options import TRANSPORTS, WORKER_ENV, resolve, to_worker
+from ._protocol.state import SECRET_ENV
 from ._transports.asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
-from ._transports.http_rules import HostRules
 from ._transports.stdio import serve_stdio
 
 if TYPE_CHECKING:
@@ -136,21 +137,11 @@ def serve_http(registry: Served, options: Mapping[str, Any], target: str | None,
     except ImportError:
         sys.stderr.write("mcptools: serving HTTP needs uvicorn: pip install 'mcptools[http]'\n")
         return 2
-    try:
-        HostRules(allowed_hosts(options["allowed_hosts"], options["host"]))
-    except UsageError as exc:
-        sys.stderr.write(f"mcptools: --allow-host: {exc}\n")
-        return 2
-    try:
-        app = app_for(registry, options, transport)
-    except UsageError as exc:
-        sys.stderr.write(f"mcptools: {exc}\n")
-        return 2
+    app = app_for(registry, options, transport)
     workers = options["workers"]
     if workers > 1 and (target is None or options["auth"] is not None):
         why = "auth= objects cannot reach worker processes" if target is not None else "no file to load them from"
-        sys.stderr.write(f"mcptools: workers > 1 needs a TARGET the workers can import ({why})\n")
-        return 2
+        raise UsageError(f"workers > 1 needs a TARGET the workers can import ({why})")
     from ._transports.asgi_server import listen, uvicorn_options
 
     host, port = options["host"], options["port"]
@@ -166,23 +157,39 @@ def serve_http(registry: Served, options: Mapping[str, Any], target: str | None,
     if workers > 1:
         assert target is not None
         listener.close()  # uvicorn's supervisor binds its own socket to share with the workers
-        to_worker(options, target, sys.argv[1:])
-        # Every worker must open the requestState and cursors the others sealed.
-        os.environ.setdefault("MCPTOOLS_STATE_SECRET", secrets.token_hex(32))
-        uvicorn.run(
-            "mcptools._serve:app_from_environment",
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            **server_options,
-        )
+        # What each worker reads, in the environment it inherits; gone again once the workers are.
+        with _environment(to_worker(options, target, sys.argv[1:]), secret=secrets.token_hex(32)):
+            uvicorn.run(
+                "mcptools._serve:app_from_environment",
+                factory=True,
+                host=host,
+                port=port,
+                workers=workers,
+                **server_options,
+            )
         return 0
     # lifespan="on": the app's lifespan events enter the registry's lifespan; a failing one stops the start.
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, lifespan="on", **server_options))
     server.run(sockets=[listener])
     # uvicorn returns quietly when the lifespan failed at startup (it logged why): that is no clean stop.
     return 0 if server.started else 3
+
+
+@contextlib.contextmanager
+def _environment(worker: str, secret: str) -> Iterator[None]:
+    """``WORKER_ENV`` and, unless the user set one, the state secret every worker must share (each opens the
+    requestState and cursors the others sealed), set while the workers run and restored after."""
+    saved = {name: os.environ.get(name) for name in (WORKER_ENV, SECRET_ENV)}
+    os.environ[WORKER_ENV] = worker
+    os.environ.setdefault(SECRET_ENV, secret)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _main_target(registry: Served) -> str | None:
@@ -216,17 +223,18 @@ def run_registry(
     protocol: BinaryIO | None = None,
     target: str | None = None,
     where: str = "registry.run: ",
+    flags: bool = False,
 ) -> int:
     """``registry.run()`` and ``mcptools serve``: stdio or HTTP, the lifespan around either. ``settings`` are
     what the caller was given, ``defaults`` the registry's own (from its constructor); ``target`` names what
     worker processes load (``mcptools serve``'s TARGET; for ``registry.run()``, the running script); ``where``
-    opens the message of a ``UsageError``."""
+    opens the message of a ``UsageError``, and ``flags`` spells the options in it as the command line does."""
     served = TRANSPORTS.get(transport) if type(transport) is str else None
     if served is None:
         raise UsageError(f"{where}transport must be one of {', '.join(map(repr, TRANSPORTS))}, got {transport!r}")
     default_logging()
     try:
-        options = resolve(served, settings, defaults, where=where.rstrip(": "))
+        options = resolve(served, settings, defaults, where=where.rstrip(": "), flags=flags)
         if served == "sse" and (options["stateless"] or options["workers"] > 1):
             raise UsageError(
                 "the HTTP+SSE transport keeps each client's stream in one process: it takes neither stateless nor "
@@ -240,4 +248,7 @@ def run_registry(
         return serve_stdio(registry, protocol, stack=options["stack"], question_timeout=options["timeout_question"])
     if target is None and options["workers"] > 1:
         target = _main_target(registry)
-    return serve_http(registry, options, target, served)
+    try:
+        return serve_http(registry, options, target, served)
+    except UsageError as exc:  # a refusal only the app's construction can make (hosts, paths, token)
+        raise UsageError(f"{where}{exc}") from None

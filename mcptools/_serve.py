@@ -76,6 +76,7 @@ def run_serve(args: argparse.Namespace) -> int:
             protocol=protocol,
             target=args.target,
             where="",
+            flags=True,
         )
     except UsageError as exc:
         sys.stderr.write(f"mcptools: {exc}\n")

@@ -253,11 +253,8 @@ def test_log_level_reaches_worker_processes(tmp_path: Path, monkeypatch: pytest.
     ours = logging.getLogger("mcptools")
     monkeypatch.setattr(ours, "level", logging.NOTSET)
     monkeypatch.setattr(sys, "argv", list(sys.argv))
-    to_worker(resolve("http", {"workers": 2, "log_level": "info"}), target, [])
-    try:
-        app_from_environment()
-    finally:
-        monkeypatch.delenv("MCPTOOLS_WORKER")
+    monkeypatch.setenv("MCPTOOLS_WORKER", to_worker(resolve("http", {"workers": 2, "log_level": "info"}), target, []))
+    app_from_environment()
     assert ours.level == logging.INFO
 
 

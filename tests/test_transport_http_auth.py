@@ -611,9 +611,12 @@ def test_the_static_token_of_serve_carries_the_scopes_given_for_it(
 
     # What the first process of `serve --http --workers 2 --bearer-token-env SCOPED_TOKEN` hands its workers.
     options = {"workers": 2, "bearer_token_env": "SCOPED_TOKEN"}
-    to_worker(resolve("http", {**options, "bearer_token_scopes": []}), str(target), [])
+    monkeypatch.setenv(
+        "MCPTOOLS_WORKER", to_worker(resolve("http", {**options, "bearer_token_scopes": []}), str(target), [])
+    )
     assert run(call(app_from_environment(), body=body, headers=headers)).status == 403
-    to_worker(resolve("http", {**options, "bearer_token_scopes": ["mcp", "admin"]}), str(target), [])
+    worker = to_worker(resolve("http", {**options, "bearer_token_scopes": ["mcp", "admin"]}), str(target), [])
+    monkeypatch.setenv("MCPTOOLS_WORKER", worker)
     reply = run(call(app_from_environment(), body=body, headers=headers))
     assert reply.status == 200, reply.body
     assert reply.json()["result"]["content"][0]["text"] == "reset done"
@@ -630,13 +633,13 @@ def test_serve_splits_the_scopes_given_on_the_command_line() -> None:
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        ({"timeout_body": -1.0}, "--timeout-body must be a number of seconds above 0, got -1"),
-        ({"timeout_headers": 0.0}, "--timeout-headers must be a number of seconds above 0, got 0"),
-        ({"timeout_keep_alive": -5}, "--timeout-keep-alive must be a number of seconds above 0, got -5"),
-        ({"timeout_question": 0}, "--timeout-question must be a number of seconds above 0, got 0"),
-        ({"timeout_shutdown": -1}, "--timeout-shutdown must be a number of seconds above 0, got -1"),
-        ({"max_sessions_per_client": 0}, "--max-sessions-per-client must be a whole number above 0, got 0"),
-        ({"bearer_token_scopes": ("admin",)}, "--bearer-token-scopes needs --bearer-token-env"),
+        ({"timeout_body": -1.0}, "timeout_body must be a number of seconds above 0, got -1"),
+        ({"timeout_headers": 0.0}, "timeout_headers must be a number of seconds above 0, got 0"),
+        ({"timeout_keep_alive": -5}, "timeout_keep_alive must be a number of seconds above 0, got -5"),
+        ({"timeout_question": 0}, "timeout_question must be a number of seconds above 0, got 0"),
+        ({"timeout_shutdown": -1}, "timeout_shutdown must be a number of seconds above 0, got -1"),
+        ({"max_sessions_per_client": 0}, "max_sessions_per_client must be a whole number above 0, got 0"),
+        ({"bearer_token_scopes": ("admin",)}, "bearer_token_scopes needs bearer_token_env"),
     ],
 )
 def test_serve_refuses_options_that_would_silently_turn_a_guard_off(

@@ -204,7 +204,7 @@ def serve_options_table() -> str:
         flag = f"`{flags[key]}`" if key in flags else "(no flag)"
         # An option with no flag is a Python object (auth=): say what it takes instead of a help line.
         what = option.help or f"a `{_object_kind(kind)}` object, from Python only"
-        where = "HTTP" if option.http_only else "stdio and HTTP"
+        where = "stdio and HTTP" if "stdio" in option.transports else "HTTP"
         lines.append(f"| `{key}=` | {flag} | {_default(option.default)} | {where} | {_escape(what)} |")
     return "\n".join(lines)
 
