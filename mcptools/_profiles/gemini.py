@@ -157,7 +157,9 @@ class Gemini(Walk):
         return ObjectShape([Property(key, names[key], shapes[key]) for key in names])
 
     def exported(self, node: dict[str, Any]) -> Any:
-        return lambda: as_json_schema(node)
+        # Closed: a Gemini model sends an object's declared properties only (its Schema has no extra keys), so a
+        # branch that does not declare a key the model sent is not the branch it meant.
+        return lambda: as_json_schema(node, closed=True)
 
 
 def _gemini_name(name: str) -> str:
@@ -171,8 +173,9 @@ def _gemini_name(name: str) -> str:
     return mapped
 
 
-def as_json_schema(node: Any) -> Any:
-    """A Gemini ``Schema`` written as JSON Schema (``"STRING"`` is ``"string"``, ``nullable`` a null type)."""
+def as_json_schema(node: Any, *, closed: bool = False) -> Any:
+    """A Gemini ``Schema`` written as JSON Schema (``"STRING"`` is ``"string"``, ``nullable`` a null type);
+    ``closed``: objects take their declared properties only, as a Gemini model sends them."""
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
@@ -180,11 +183,13 @@ def as_json_schema(node: Any) -> Any:
         if key == "type" and isinstance(value, str):
             out[key] = value.lower()
         elif key == "properties" and isinstance(value, dict):
-            out[key] = {name: as_json_schema(sub) for name, sub in value.items()}
+            out[key] = {name: as_json_schema(sub, closed=closed) for name, sub in value.items()}
+            if closed:
+                out["additionalProperties"] = False
         elif key in ("items", "additionalProperties"):
-            out[key] = as_json_schema(value)
+            out[key] = as_json_schema(value, closed=closed)
         elif key == "anyOf" and isinstance(value, list):
-            out[key] = [as_json_schema(sub) for sub in value]
+            out[key] = [as_json_schema(sub, closed=closed) for sub in value]
         elif key != "nullable":
             out[key] = value
     if node.get("nullable") is True:
