@@ -16,6 +16,7 @@ only for unions whose branches map differently.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias, final
@@ -27,6 +28,7 @@ __all__ = [
     "ArrayShape",
     "Branch",
     "Form",
+    "NameRule",
     "ObjectShape",
     "Property",
     "RefShape",
@@ -48,6 +50,32 @@ class _NotSendable:
 NOT_SENDABLE: Final = _NotSendable()
 """``to_provider``'s answer for a value that has no exact form under the profile (OpenAI strict: an optional
 property that takes null, left out; the model must send it, and null is a value there)."""
+
+
+@final
+class NameRule:
+    """A name rule of a model API (its tool names, Gemini's property names), and how a name that breaks it is
+    mapped: disallowed characters become ``_``, a disallowed first character gets a ``_`` before it, and a name
+    too long (or mapped and near the limit) is cut with a hash of the whole name. Where two names map to one is
+    decided by the caller (a tool left out, a schema refused)."""
+
+    __slots__ = ("allowed", "first", "limit")
+
+    def __init__(self, allowed: str, limit: int, first: str | None = None) -> None:
+        self.allowed = re.compile(f"[^{allowed}]")
+        self.limit = limit
+        self.first = re.compile(f"[{first}]") if first else None
+
+    def map(self, name: str) -> str:
+        mapped = self.allowed.sub("_", name)
+        if self.first is not None and not self.first.match(mapped):
+            mapped = "_" + mapped
+        if len(mapped) > self.limit or (mapped != name and len(mapped) > self.limit - 9):
+            import hashlib  # only for names this long: it loads OpenSSL
+
+            digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+            mapped = f"{mapped[: self.limit - 9]}_{digest}"
+        return mapped
 
 
 @final
