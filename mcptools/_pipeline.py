@@ -35,6 +35,7 @@ from ._protocol.results import build_result, text_result
 from ._protocol.rounds import input_required, read_rounds, url_elicitation
 from ._repair import repair_arguments
 from ._running import in_daemon_thread, in_worker, run_on_loop
+from ._scopes import sees
 from ._validation.messages import invalid_arguments
 
 if TYPE_CHECKING:
@@ -122,8 +123,7 @@ def authorize(call: Call) -> None:
     lacks does not exist for it. The refusal is kept on the call (answered as "Unknown tool", or by HTTP as 403
     ``insufficient_scope``, see ``InsufficientScope``)."""
     needed = call.tool.scopes
-    principal = call.principal
-    if needed and principal is not None and not principal.has_scopes(needed):
+    if needed and not sees(call.principal, needed):
         call.refusal = InsufficientScope(call.name, needed)
 
 

@@ -41,6 +41,7 @@ from .._middleware import RequestInfo, client_of, run_request_chain
 from .._pipeline import authorize, drive, drive_sync
 from .._pipeline import route as route_tool
 from .._running import run_on_loop
+from .._scopes import visible
 from .listen import LISTEN_METHOD, Listeners
 from .request_rules import (
     INVALID_REQUEST_TEXT,
@@ -480,19 +481,13 @@ class Engine:
     def _tools_list(self, call: Call) -> dict[str, Any]:
         listing = self.registry.list_tools()
         cache_scope = self.cache_scope
-        principal = call.principal
-        if principal is not None:
+        if call.principal is not None:
             # A tool whose scopes the caller lacks is not shown to it (and refused if called anyway). Then the
             # list differs per caller as soon as one tool has scopes: no shared cache may hand one caller's list
             # to another ("public" would let a gateway show admin tools to everyone).
-            tools = [self.registry.get(entry["name"]) for entry in listing]
-            if any(tool is not None and tool.scopes for tool in tools):
+            listing, scoped = visible(self.registry, listing, call.principal)
+            if scoped:
                 cache_scope = "private"
-            listing = [
-                entry
-                for entry, tool in zip(listing, tools, strict=True)
-                if tool is not None and principal.has_scopes(tool.scopes)
-            ]
         offset = 0
         cursor = call.params.get("cursor")
         if cursor is not None:
