@@ -138,8 +138,8 @@ def prepare(call: Call) -> bool:
     elif not isinstance(arguments, dict):
         call.result = invalid_arguments_result(["arguments must be an object"])
         return False
-    if tool.exported is not None:
-        arguments = tool.exported.from_provider(arguments)
+    if tool.exported is not None and call.provider is None:
+        arguments = tool.exported.from_provider(arguments)  # (a provider's run mapped them through its own export)
     params = call.params
     if ("requestState" in params or "inputResponses" in params) and not call.legacy:
         read_rounds(call)  # a 2026-07-28 call continuing earlier rounds (a 2025 session asks on its stream)
@@ -147,7 +147,8 @@ def prepare(call: Call) -> bool:
     if not validator.is_valid(arguments):
         # The registry's repair=, or the ones this call chose, made only to arguments that failed, and only where
         # one could ever apply to this tool (answered once per tool: see Tool.repairable_by).
-        enabled = call.repairs if call.repairs is not None else call.source.repair
+        chosen = call.provider.repairs if call.provider is not None else None
+        enabled = chosen if chosen is not None else call.source.repair
         repaired = None
         if enabled:
             could = tool.repairable.get(enabled)
