@@ -272,5 +272,6 @@ def _report(request: pytest.FixtureRequest, profile: str, counts: Counter[str]) 
     ``.pytest_cache/v/mcptools/provider-corpus/<profile>`` (one JSON object per profile, last run)."""
     figures = {"full corpus": FULL, "tools": len(SAMPLE), "argument sets per tool": len(SEEDS), **counts}
     print(f"\nprovider corpus, {profile}: {json.dumps(figures)}")
-    if request.config.cache is not None:
-        request.config.cache.set(f"mcptools/provider-corpus/{profile}", figures)
+    cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    if cache is not None:
+        cache.set(f"mcptools/provider-corpus/{profile}", figures)
