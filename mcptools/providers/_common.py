@@ -36,13 +36,11 @@ __all__ = [
     "Outcome",
     "Profiles",
     "Provider",
+    "Reader",
     "Toolset",
     "acall_all",
     "call_all",
-    "calls_container",
-    "first_item",
     "items_of",
-    "not_a_container",
     "plain",
     "toolset",
 ]
@@ -315,27 +313,63 @@ async def acall_all(
     return list(await asyncio.gather(*(one(call) for call in calls)))
 
 
-def calls_container(calls: Any, provider: str, forms: str) -> dict[str, Any] | list[Any]:
-    """``calls`` as its dict or list form; anything else is refused by name, never read as "no calls"
-    (an agent that answered nothing would fail far from the cause, at the provider's next request)."""
-    value = plain(calls)
-    if not isinstance(value, (dict, list)):
-        raise UsageError(f"{provider}.run() takes {forms}; got {type(calls).__name__}")
-    return value
+@final
+@dataclass(slots=True, frozen=True)
+class Reader:
+    """How one API's tool calls are read from what its SDK hands over (objects or dicts): a form it cannot read
+    is refused by name, never read as "no calls" (an agent that answered nothing would fail far from the cause,
+    at the provider's next request)."""
 
+    provider: str
+    # The forms ``run`` takes, in the API's words (for the refusal).
+    forms: str
+    # A response's list of alternatives, of which the first is read ("choices", "candidates"), or "".
+    listed: str
+    # A dict form's items (a message's tool calls, a content's parts; ``[value]`` for a single call).
+    unwrap: Callable[[dict[str, Any]], list[Any]]
+    # One item as a call, ``None`` when it is none (text, thinking, ...).
+    one: Callable[[dict[str, Any]], Call | None]
+    # The keys that mark an item holding calls itself (``response.choices`` passed as the list).
+    containers: tuple[str, ...]
 
-def first_item(value: dict[str, Any], key: str, provider: str) -> dict[str, Any]:
-    """The first of ``value[key]`` (a response's choices or candidates) as a dict, ``{}`` when there is none; a
-    malformed list is refused by name."""
-    items = value[key]
-    if not isinstance(items, list) or not all(item is not None for item in items[:1]):
-        raise UsageError(f"{provider}.run(): {key!r} must be a list of objects; got {_kind(items)}")
-    if not items:
-        return {}
-    first = plain(items[0])
-    if not isinstance(first, dict):
-        raise UsageError(f"{provider}.run(): {key}[0] must be an object; got {_kind(items[0])}")
-    return first
+    def __call__(self, calls: Any) -> list[Call]:
+        value = plain(calls)
+        if not isinstance(value, (dict, list)):
+            raise UsageError(f"{self.provider}.run() takes {self.forms}; got {type(calls).__name__}")
+        if isinstance(value, dict):
+            if self.listed and self.listed in value:
+                value = self._first(value)
+            value = self.unwrap(value)
+        found: list[Call] = []
+        for raw in value:
+            item = plain(raw)
+            if not isinstance(item, dict):
+                continue
+            call = self.one(item)
+            if call is not None:
+                found.append(call)
+                continue
+            held = next((key for key in self.containers if key in item), None)
+            if held is not None:
+                raise UsageError(
+                    f"{self.provider}.run() takes {self.forms}; got a list of {type(raw).__name__} (an item "
+                    f"holding {held!r}): pass one of them"
+                )
+        return found
+
+    def _first(self, value: dict[str, Any]) -> dict[str, Any]:
+        """The first of a response's choices or candidates as a dict, ``{}`` when there is none; a malformed
+        list is refused by name."""
+        key = self.listed
+        items = value[key]
+        if not isinstance(items, list) or not all(item is not None for item in items[:1]):
+            raise UsageError(f"{self.provider}.run(): {key!r} must be a list of objects; got {_kind(items)}")
+        if not items:
+            return {}
+        first = plain(items[0])
+        if not isinstance(first, dict):
+            raise UsageError(f"{self.provider}.run(): {key}[0] must be an object; got {_kind(items[0])}")
+        return first
 
 
 def _kind(value: Any) -> str:
@@ -349,17 +383,6 @@ def items_of(value: Any, keys: tuple[str, ...]) -> list[Any]:
         if isinstance(found, list):
             return found
     return []
-
-
-def not_a_container(item: dict[str, Any], raw: Any, provider: str, forms: str, keys: tuple[str, ...]) -> None:
-    """Refuses a list item that is itself a container of calls (``response.choices``, a list of messages), which
-    would otherwise be read as "no calls"."""
-    for key in keys:
-        if key in item:
-            raise UsageError(
-                f"{provider}.run() takes {forms}; got a list of {type(raw).__name__} (an item holding {key!r}): "
-                "pass one of them"
-            )
 
 
 # -- the four functions of a provider module ------------------------------------------------------------
@@ -387,7 +410,7 @@ class Provider:
 
     name: str
     profiles: Callable[[bool], Profiles]
-    read: Callable[[Any], list[Call]]
+    read: Reader
     write: Callable[[Call, Outcome], dict[str, Any]]
 
     def toolset(self, registry: ToolRegistry, option: bool, fallback: bool, principal: Any) -> Toolset:

@@ -24,10 +24,8 @@ from ._common import (
     Outcome,
     Profiles,
     Provider,
-    calls_container,
+    Reader,
     items_of,
-    not_a_container,
-    plain,
 )
 
 if TYPE_CHECKING:
@@ -41,20 +39,17 @@ _AS_IS: Final = Profiles("anthropic", "anthropic", None, TOOL_NAMES)
 _FORMS: Final = "a Message, its content, or tool_use blocks"
 
 
-def _calls(calls: Any) -> list[Call]:
-    value: Any = calls_container(calls, "anthropic", _FORMS)
-    if isinstance(value, dict):
-        value = items_of(value, ("content",)) if "content" in value else [value]
-    found: list[Call] = []
-    for raw in value:
-        block = plain(raw)
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "tool_use":
-            found.append(Call(block.get("id"), block.get("name"), block.get("input")))
-        else:
-            not_a_container(block, raw, "anthropic", _FORMS, ("role",))
-    return found
+def _one(block: dict[str, Any]) -> Call | None:
+    if block.get("type") == "tool_use":
+        return Call(block.get("id"), block.get("name"), block.get("input"))
+    return None
+
+
+def _unwrap(value: dict[str, Any]) -> list[Any]:
+    return items_of(value, ("content",)) if "content" in value else [value]
+
+
+_READ: Final = Reader("anthropic", _FORMS, "", _unwrap, _one, ("role",))
 
 
 def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
@@ -64,7 +59,7 @@ def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
     return block
 
 
-_ANTHROPIC: Final = Provider("anthropic", lambda strict: _STRICT if strict else _AS_IS, _calls, _shape)
+_ANTHROPIC: Final = Provider("anthropic", lambda strict: _STRICT if strict else _AS_IS, _READ, _shape)
 
 
 def tools(

@@ -23,11 +23,8 @@ from ._common import (
     Outcome,
     Profiles,
     Provider,
-    calls_container,
-    first_item,
+    Reader,
     items_of,
-    not_a_container,
-    plain,
 )
 
 if TYPE_CHECKING:
@@ -42,25 +39,19 @@ _AS_IS: Final = Profiles("gemini", "anthropic", None, _NAMES)
 _FORMS: Final = "a GenerateContentResponse, a Content, its parts, or function_call parts"
 
 
-def _calls(calls: Any) -> list[Call]:
-    value: Any = calls_container(calls, "gemini", _FORMS)
-    if isinstance(value, dict):
-        if "candidates" in value:
-            value = first_item(value, "candidates", "gemini").get("content", {})
-        value = items_of(value, ("parts",)) if isinstance(value, dict) and "parts" in value else [value]
-    found: list[Call] = []
-    for raw in value:
-        part = plain(raw)
-        if not isinstance(part, dict):
-            continue
-        call = part.get("function_call", part.get("functionCall"))
-        if call is None and "name" in part and ("args" in part or "id" in part):
-            call = part
-        if isinstance(call, dict):
-            found.append(Call(call.get("id"), call.get("name"), call.get("args")))
-        else:
-            not_a_container(part, raw, "gemini", _FORMS, ("candidates", "content", "parts", "role"))
-    return found
+def _unwrap(value: dict[str, Any]) -> list[Any]:
+    found: Any = value.get("content", value)  # a Candidate's content, or a Content
+    return items_of(found, ("parts",)) if isinstance(found, dict) and "parts" in found else [found]
+
+
+def _one(part: dict[str, Any]) -> Call | None:
+    call = part.get("function_call", part.get("functionCall"))
+    if call is None and "name" in part and ("args" in part or "id" in part):
+        call = part
+    return Call(call.get("id"), call.get("name"), call.get("args")) if isinstance(call, dict) else None
+
+
+_READ: Final = Reader("gemini", _FORMS, "candidates", _unwrap, _one, ("candidates", "content", "parts", "role"))
 
 
 def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
@@ -70,7 +61,7 @@ def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
     return {"function_response": response}
 
 
-_GEMINI: Final = Provider("gemini", lambda json_schema: _AS_IS if json_schema else _PROFILE, _calls, _shape)
+_GEMINI: Final = Provider("gemini", lambda json_schema: _AS_IS if json_schema else _PROFILE, _READ, _shape)
 
 
 def tools(

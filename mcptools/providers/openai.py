@@ -22,11 +22,8 @@ from ._common import (
     Outcome,
     Profiles,
     Provider,
-    calls_container,
-    first_item,
+    Reader,
     items_of,
-    not_a_container,
-    plain,
 )
 
 if TYPE_CHECKING:
@@ -40,33 +37,27 @@ _AS_IS: Final = Profiles("openai", "anthropic", None, TOOL_NAMES)
 _FORMS: Final = "a ChatCompletion, a Choice, its message, its tool_calls, a Responses response or its output"
 
 
-def _calls(calls: Any) -> list[Call]:
-    """Each tool call in whatever form the SDK handed over (``form``: "responses" for a Responses item)."""
-    value: Any = calls_container(calls, "openai", _FORMS)
-    if isinstance(value, dict):
-        if "choices" in value:
-            value = first_item(value, "choices", "openai")
-        if "message" in value:  # a Choice
-            value = value["message"]
-            if not isinstance(value, dict):
-                raise UsageError(f"openai.run(): a choice's message must be an object; got {type(value).__name__}")
-        if "tool_calls" in value or "output" in value or "role" in value:
-            value = items_of(value, ("tool_calls", "output"))
-        else:
-            value = [value]
-    found: list[Call] = []
-    for raw in value:
-        item = plain(raw)
-        if not isinstance(item, dict):
-            continue
-        if isinstance(item.get("function"), dict):
-            function = item["function"]
-            found.append(Call(item.get("id"), function.get("name"), function.get("arguments")))
-        elif item.get("type") == "function_call":
-            found.append(Call(item.get("call_id"), item.get("name"), item.get("arguments"), "responses"))
-        else:
-            not_a_container(item, raw, "openai", _FORMS, ("choices", "message", "tool_calls", "output"))
-    return found
+def _unwrap(value: dict[str, Any]) -> list[Any]:
+    if "message" in value:  # a Choice
+        value = value["message"]
+        if not isinstance(value, dict):
+            raise UsageError(f"openai.run(): a choice's message must be an object; got {type(value).__name__}")
+    if "tool_calls" in value or "output" in value or "role" in value:
+        return items_of(value, ("tool_calls", "output"))
+    return [value]
+
+
+def _one(item: dict[str, Any]) -> Call | None:
+    """A Chat Completions tool call, or a Responses ``function_call`` item (``form``: "responses")."""
+    if isinstance(item.get("function"), dict):
+        function = item["function"]
+        return Call(item.get("id"), function.get("name"), function.get("arguments"))
+    if item.get("type") == "function_call":
+        return Call(item.get("call_id"), item.get("name"), item.get("arguments"), "responses")
+    return None
+
+
+_READ: Final = Reader("openai", _FORMS, "choices", _unwrap, _one, ("choices", "message", "tool_calls", "output"))
 
 
 def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
@@ -76,7 +67,7 @@ def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call.id, "content": outcome[0]}
 
 
-_OPENAI: Final = Provider("openai", lambda strict: _STRICT if strict else _AS_IS, _calls, _shape)
+_OPENAI: Final = Provider("openai", lambda strict: _STRICT if strict else _AS_IS, _READ, _shape)
 
 
 def tools(
