@@ -158,12 +158,25 @@ class Form:
     def takes(self, value: Any) -> bool:
         kinds = self.kinds
         if kinds is not None:
-            kind = json_type_name(value)
+            kind = _KINDS.get(type(value)) or json_type_name(value)  # (read on every provider call)
             if kind not in kinds and not (kind == "integer" and "number" in kinds):
                 return False
-        if self.names is not None and type(value) is dict:
-            return value.keys() <= self.names and self.required <= value.keys()
+        names = self.names
+        if names is not None and type(value) is dict:
+            return value.keys() <= names and self.required <= value.keys()
         return True
+
+
+# The JSON types of the values JSON decodes to, by their exact Python type; ``json_type_name`` tells the others.
+_KINDS: Final[dict[type, str]] = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
 
 
 def _resolve(node: Any, document: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -259,8 +272,9 @@ def back(shape: Shape, value: Any, depth: int = 0) -> Any:
         prop = shape.by_provider.get(key)
         if prop is None:
             result.setdefault(key, item)  # unknown to the profile: the original schema judges it
-        elif not (item is None and prop.null_is_absent):
-            result[prop.original] = back(prop.shape, item, depth + 1)
+        elif item is not None or not prop.null_is_absent:
+            # (most properties map as they are: no call for them, on every provider call)
+            result[prop.original] = item if prop.shape is None else back(prop.shape, item, depth + 1)
     return result
 
 
