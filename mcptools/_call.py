@@ -13,6 +13,7 @@ or a positional flag. A transport says how it serves a request with one ``Mode``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from ._tool import Tool
     from .auth import Principal
 
-__all__ = ["NO_STREAM", "Call", "Mode", "Stream", "ToolSource"]
+__all__ = ["NO_STREAM", "Call", "Mode", "ProviderCall", "Stream", "ToolSource"]
 
 
 class Mode(Enum):
@@ -104,6 +105,17 @@ class ToolSource(Protocol):
     def on_tools_changed(self, callback: Callable[[], None]) -> None: ...
 
 
+@final
+@dataclass(slots=True, frozen=True)
+class ProviderCall:
+    """How a provider's ``run`` (``mcptools.providers``) hands a call in: its arguments are in the original
+    schema's form already (the provider's own export mapped them back, so a registry's ``profile=`` is not
+    applied a second time), and ``repairs`` are the ones its ``run(..., repair=...)`` chose (``None``: the
+    registry's ``repair=``)."""
+
+    repairs: frozenset[str] | None
+
+
 # Not a dataclass, and without __slots__: a Call is made for every request, so its __init__ sets only what
 # routing knows and every other field starts as the class's default, read from the class until a stage sets it
 # (a dataclass's __init__ would assign all twenty of them on every request).
@@ -123,9 +135,9 @@ class Call:
     mode: Mode = Mode.LENIENT
     # The verified caller (HTTP with authorization); ``None`` where there is none, and then scopes do not apply.
     principal: Principal | None = None
-    # The repairs this call may make to failing arguments (a provider's ``run(..., repair=...)``); ``None``: the
-    # registry's own ``repair=``.
-    repairs: frozenset[str] | None = None
+    # A call a provider's ``run`` hands in (its arguments already the original schema's, the repairs it chose);
+    # ``None`` for a client's request.
+    provider: ProviderCall | None = None
     stream: Stream = NO_STREAM
     # An authorization refusal found while routing: the transport may answer it in its own terms (HTTP's 403).
     refusal: Exception | None = None

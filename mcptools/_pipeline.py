@@ -35,6 +35,7 @@ from ._protocol.results import build_result, text_result
 from ._protocol.rounds import input_required, read_rounds, url_elicitation
 from ._repair import repair_arguments
 from ._running import in_daemon_thread, in_worker, run_on_loop
+from ._scopes import sees
 from ._validation.messages import invalid_arguments
 
 if TYPE_CHECKING:
@@ -122,8 +123,7 @@ def authorize(call: Call) -> None:
     lacks does not exist for it. The refusal is kept on the call (answered as "Unknown tool", or by HTTP as 403
     ``insufficient_scope``, see ``InsufficientScope``)."""
     needed = call.tool.scopes
-    principal = call.principal
-    if needed and principal is not None and not principal.has_scopes(needed):
+    if needed and not sees(call.principal, needed):
         call.refusal = InsufficientScope(call.name, needed)
 
 
@@ -138,8 +138,8 @@ def prepare(call: Call) -> bool:
     elif not isinstance(arguments, dict):
         call.result = invalid_arguments_result(["arguments must be an object"])
         return False
-    if tool.exported is not None:
-        arguments = tool.exported.from_provider(arguments)
+    if tool.exported is not None and call.provider is None:
+        arguments = tool.exported.from_provider(arguments)  # (a provider's run mapped them through its own export)
     params = call.params
     if ("requestState" in params or "inputResponses" in params) and not call.legacy:
         read_rounds(call)  # a 2026-07-28 call continuing earlier rounds (a 2025 session asks on its stream)
@@ -147,7 +147,8 @@ def prepare(call: Call) -> bool:
     if not validator.is_valid(arguments):
         # The registry's repair=, or the ones this call chose, made only to arguments that failed, and only where
         # one could ever apply to this tool (answered once per tool: see Tool.repairable_by).
-        enabled = call.repairs if call.repairs is not None else call.source.repair
+        chosen = call.provider.repairs if call.provider is not None else None
+        enabled = chosen if chosen is not None else call.source.repair
         repaired = None
         if enabled:
             could = tool.repairable.get(enabled)

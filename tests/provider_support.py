@@ -19,7 +19,9 @@ import pytest
 from hypothesis import strategies as st
 from typing_extensions import NotRequired, TypedDict
 
-from mcptools import Param, ToolError, ToolRegistry
+from mcptools import Param, ToolError, ToolRegistry, compile_schema
+from mcptools._json import json_equal
+from mcptools._profiles import NOT_SENDABLE
 
 
 class Imported:
@@ -271,6 +273,62 @@ def relaxed(node: Any, profile: str) -> Any:
     return out
 
 
+def closed(node: Any) -> Any:
+    """``node`` with every object that does not say otherwise closed to its declared properties (none inside
+    ``allOf``, whose branches are merged): what a strict or Gemini model's value is, since it sends declared
+    properties only."""
+    if isinstance(node, list):
+        return [closed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key == "allOf":
+            out[key] = value
+        elif key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {name: closed(sub) for name, sub in value.items()}
+        else:
+            out[key] = closed(value) if key in ("items", "anyOf", "oneOf", "prefixItems") else value
+    if isinstance(node.get("properties"), dict) and "additionalProperties" not in node:
+        out["additionalProperties"] = False
+    return out
+
+
+def without_nulls(value: Any) -> Any:
+    """``value`` with every null property dropped, at every depth."""
+    if isinstance(value, list):
+        return [without_nulls(item) for item in value]
+    if isinstance(value, dict):
+        return {key: without_nulls(item) for key, item in value.items() if item is not None}
+    return value
+
+
+class MappedBack:
+    """Checks what a value a model sends under an export (one the exported schema accepts) becomes for the tool,
+    and says which kind it is. Never a wrong value: the mapped value has only the original's property names and
+    keeps every constraint the profile did not tell in words. Then either it breaks a constraint told in words
+    (``"worded"``), or its provider form is the value sent (``"exact"``), or another form of the same value
+    (``"same value"``: OpenAI strict's nulls standing for absent properties, sent under another branch)."""
+
+    def __init__(self, exported: Any, schema: dict[str, Any], profile: str) -> None:
+        self.exported = exported
+        self.promised = compile_schema(closed(relaxed(schema, profile)))
+        self.full = compile_schema(closed(schema))
+
+    def __call__(self, sent: Any) -> str:
+        back = self.exported.from_provider(sent)
+        assert self.promised.errors(back) == [], (sent, back)
+        if not self.full.is_valid(back):
+            return "worded"
+        again = self.exported.to_provider(back)
+        assert again is not NOT_SENDABLE and json_equal(self.exported.from_provider(again), back), (sent, back, again)
+        if json_equal(again, sent):
+            return "exact"
+        assert json_equal(without_nulls(again), without_nulls(sent)), (sent, back, again)
+        return "same value"
+
+
 __all__ = [
-    "POOL", "WORDED", "Place", "Replay", "agent_registry", "raw_tools", "relaxed", "replay_server", "tools", "values",
+    "POOL", "WORDED", "MappedBack", "Place", "Replay", "agent_registry", "closed", "raw_tools", "relaxed",
+    "replay_server", "tools", "values", "without_nulls",
 ]  # fmt: skip

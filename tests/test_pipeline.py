@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 from http_support import META, call, initialize, stateless_headers
 from memory_support import MemoryClient
+from typing_extensions import NotRequired, TypedDict
 
 import mcptools._contract
+import mcptools._validation
 from mcptools import Context, Middleware, RequestInfo, ToolRegistry, call_tool
 from mcptools._middleware import RequestNext, Response
 from mcptools._transports.asgi import StreamableHTTPApp
@@ -28,6 +30,7 @@ from mcptools._transports.stdio import serve_stdio_async
 from mcptools._validation import Validator, validate
 from mcptools.middleware import LogCalls, Timing
 from mcptools.providers import anthropic as p_anthropic
+from mcptools.providers import gemini as p_gemini
 from mcptools.providers import openai as p_openai
 from mcptools.testing import Client
 
@@ -94,6 +97,11 @@ def build(middleware: tuple[Middleware, ...] = ()) -> tuple[ToolRegistry, dict[s
         await ctx.report_progress(1, 1)
         return f"context {city} {on.year}"
 
+    return registry, counted(registry)
+
+
+def counted(registry: ToolRegistry) -> dict[str, Counters]:
+    """Each tool's validator and converter swapped for counting ones."""
     counters = {}
     for entry in registry:
         assert entry.convert is not None
@@ -102,7 +110,7 @@ def build(middleware: tuple[Middleware, ...] = ()) -> tuple[ToolRegistry, dict[s
         object.__setattr__(entry, "validator", validator)  # the tool is immutable: swapped in for counting
         object.__setattr__(entry, "convert", converter)
         counters[entry.name] = Counters(validator, converter)
-    return registry, counters
+    return counters
 
 
 EXPECTED = {"plain": "sync Paris 2026", "awaited": "async Paris 2026", "with_context": "context Paris 2026"}
@@ -276,6 +284,62 @@ def test_provider_arun_validates_once(name: str, repair: object) -> None:
     [block] = asyncio.run(p_anthropic.arun(registry, turn, repair=repair))
     assert block["content"] == EXPECTED[name]
     assert counters[name].counts() == (1, 1)
+
+
+class Style(TypedDict):
+    texture: str
+    color: NotRequired[str]
+
+
+# A model turn calling ``chart`` in each provider's shape, under its strict (or own) profile: OpenAI strict sends
+# the optional ``color`` as null; ``style`` is an ``Optional[TypedDict]``, a union whose branches map differently.
+STRICT_TURNS: dict[str, tuple[Any, dict[str, Any], Callable[[dict[str, Any]], Any]]] = {
+    "openai": (
+        p_openai,
+        {},
+        lambda arguments: {
+            "role": "assistant",
+            "tool_calls": [{"id": "c", "type": "function", "function": {"name": "chart", "arguments": arguments}}],
+        },
+    ),
+    "anthropic": (
+        p_anthropic,
+        {"strict": True},
+        lambda arguments: {"content": [{"type": "tool_use", "id": "u", "name": "chart", "input": arguments}]},
+    ),
+    "gemini": (p_gemini, {}, lambda arguments: [{"function_call": {"name": "chart", "args": arguments}}]),
+}
+
+
+@pytest.mark.parametrize("style", [{"texture": "rough", "color": None}, None])
+@pytest.mark.parametrize("provider", sorted(STRICT_TURNS))
+def test_provider_strict_run_validates_once(provider: str, style: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The export maps the arguments back (nulls standing for absent fields, renamed names) without a schema check
+    # of its own: the one validation stays the tool's. Every schema compiled while the export runs is counted.
+    module, options, turn = STRICT_TURNS[provider]
+    registry = ToolRegistry("charting")
+
+    @registry.tool
+    def chart(title: str, style: Style | None = None, on: date = date(2000, 1, 1)) -> str:
+        return f"{title} {style} {on.year}"
+
+    counters = counted(registry)["chart"]
+    compiled: list[CountingValidator] = []
+    compile_schema = mcptools._validation.compile_schema
+
+    def counting_compile(schema: Any, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(CountingValidator(compile_schema(schema, *args, **kwargs)))
+        return compiled[-1]
+
+    monkeypatch.setattr(mcptools._validation, "compile_schema", counting_compile)
+    if provider != "openai" and style is not None:
+        style = {"texture": "rough"}  # only OpenAI strict sends every field
+    arguments = {"title": "t", "style": style, "on": "2026-12-03"}
+    [answer] = module.run(registry, turn(arguments), **options)
+    text = answer.get("content") or answer["function_response"]["response"]["result"]
+    assert text == ("t {'texture': 'rough'} 2026" if style is not None else "t None 2026")
+    assert counters.counts() == (1, 1)
+    assert sum(validator.count for validator in compiled) == 0
 
 
 def test_bare_call_tool_validates_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,8 +4,9 @@ For each profile, on every schema it exports:
 - every value the original schema accepts either has a provider form, which the exported schema accepts and
   which maps back to exactly that value, or has none (``NOT_SENDABLE``: only OpenAI strict, for an optional
   property that takes null and is left out: the model must send it, and null is a value there);
-- every value the exported schema accepts maps back onto a value the original accepts, short of constraints the
-  profile told the model in words (``provider_support.relaxed``): never a wrong value.
+- every value the exported schema accepts maps back onto a value with the original's names only that the original
+  accepts, short of constraints the profile told the model in words, and whose provider form is the value sent
+  (or, under OpenAI strict, another form of it): never a wrong value (``provider_support.MappedBack``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_support import scaled
-from provider_support import raw_tools, relaxed, tools, values
+from provider_support import MappedBack, raw_tools, tools, values
 
 from mcptools import ToolDefinitionError, ToolRegistry, compile_schema, validate
 from mcptools._json import json_equal
@@ -45,7 +46,8 @@ def _round_trip(profile: str, data: st.DataObject, schema: dict[str, Any]) -> No
             assert json_equal(exported.from_provider(shaped), value)
     sent = data.draw(values(provider, provider), label="provider value")
     assume(checker.is_valid(sent))
-    assert validate(exported.from_provider(sent), relaxed(schema, profile)) == []
+    # Never a wrong value: equal, not only valid (the tool's value has the provider form the model sent).
+    MappedBack(exported, schema, profile)(sent)
 
 
 @SETTINGS
@@ -90,6 +92,52 @@ def test_gemini_maps_renamed_names_back_under_any_of() -> None:
     assert exported.schema["properties"]["stage"]["anyOf"][0]["properties"] == {"_vectorSearch": {"type": "STRING"}}
     assert exported.from_provider({"stage": {"_vectorSearch": "v"}}) == {"stage": {"$vectorSearch": "v"}}
     assert exported.from_provider({"stage": "text"}) == {"stage": "text"}
+
+
+# Names Gemini renames ($match is _match, x-skip is x_skip, ...), none two to one name, and names it keeps.
+_STAGE_NAMES = ["$match", "$limit", "$project", "x-skip", "@type", "2fa", "plain", "other"]
+_stage_branches = st.lists(
+    st.lists(st.sampled_from(_STAGE_NAMES), min_size=1, max_size=3, unique=True), min_size=2, max_size=4
+)
+
+
+@SETTINGS
+@given(branches=_stage_branches, data=st.data())
+def test_gemini_maps_renamed_keys_back_under_any_of_of_open_objects(branches: list[list[str]], data: Any) -> None:
+    """Review of issue 19, finding 3: under ``anyOf`` of open objects without required keys (Mongo stages as
+    often written), the first branch took any object, so ``_limit`` reached the tool unrenamed. A Gemini model
+    sends only an object's declared properties: the branch it meant declares every key it sent."""
+    stage = {"anyOf": [{"type": "object", "properties": {n: {"type": "integer"} for n in names}} for names in branches]}
+    schema = {"type": "object", "properties": {"stage": stage, "pipeline": {"type": "array", "items": stage}}}
+    exported = export_schema(schema, "gemini", tool="aggregate")
+    sent_branches = [list(b["properties"]) for b in exported.schema["properties"]["stage"]["anyOf"]]
+
+    def one_stage() -> tuple[dict[str, int], dict[str, int]]:
+        index = data.draw(st.integers(0, len(branches) - 1))
+        keys = data.draw(st.lists(st.sampled_from(range(len(branches[index]))), unique=True))
+        sent = {sent_branches[index][k]: k for k in keys}
+        return sent, {branches[index][k]: k for k in keys}
+
+    stages = [one_stage() for _ in range(data.draw(st.integers(1, 3)))]
+    sent = {"stage": stages[0][0], "pipeline": [provider for provider, _ in stages]}
+    expected = {"stage": stages[0][1], "pipeline": [original for _, original in stages]}
+    assert exported.from_provider(sent) == expected
+    assert exported.to_provider(expected) == sent
+
+
+def test_gemini_open_object_stages_arrive_renamed_back() -> None:
+    stage = {
+        "anyOf": [
+            {"type": "object", "properties": {"$match": {"type": "string"}}},
+            {"type": "object", "properties": {"$limit": {"type": "integer"}}},
+        ]
+    }
+    schema = {"type": "object", "properties": {"stage": stage, "pipeline": {"type": "array", "items": stage}}}
+    exported = export_schema(schema, "gemini", tool="aggregate")
+    sent = {"stage": {"_limit": 5}, "pipeline": [{"_match": "x"}, {"_limit": 2}]}
+    original = {"stage": {"$limit": 5}, "pipeline": [{"$match": "x"}, {"$limit": 2}]}
+    assert exported.from_provider(sent) == original
+    assert exported.to_provider(original) == sent
 
 
 @pytest.mark.parametrize("profile", ["openai", "anthropic-strict"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any, Literal
 
@@ -117,7 +118,7 @@ def test_openai_recursive_defs_are_kept() -> None:
     assert validate(exported.from_provider(shaped), document["inputSchema"]) == []
 
 
-def test_names_are_mapped_back_and_clashes_refused() -> None:
+def test_names_are_mapped_back_and_a_clash_leaves_the_later_tool_out(caplog: pytest.LogCaptureFixture) -> None:
     registry = ToolRegistry("names")
 
     @registry.tool(name="a.b")
@@ -131,10 +132,45 @@ def test_names_are_mapped_back_and_clashes_refused() -> None:
     def second() -> str:
         return "second"
 
-    with pytest.raises(ToolDefinitionError, match=r"tools 'a\.b' and 'a_b' both become 'a_b'.*rename one"):
-        p_openai.tools(registry)
-    # Gemini allows dots, so the same registry exports there.
+    # Review of issue 19, finding 5: the clash raised for the whole registry, so every run() of an agent failed.
+    with caplog.at_level(logging.WARNING, logger="mcptools"):
+        assert [t["function"]["name"] for t in p_openai.tools(registry)] == ["a_b"]
+    answer = p_openai.run(registry, [{"id": "1", "function": {"name": "a_b", "arguments": "{}"}}])
+    assert answer[0]["content"] == "first"
+    reason = p_openai.relaxed(registry)["a_b"]
+    assert reason.startswith("tool 'a_b' is 'a_b' under the openai name rule, and so is 'a.b', listed before it")
+    assert [r.levelno for r in caplog.records if "'a_b' left out" in r.getMessage()] == [logging.WARNING]
+    # Gemini allows dots, so the same registry exports both there.
     assert [d["name"] for d in p_gemini.tools(registry)] == ["a.b", "a_b"]
+
+
+def test_an_included_tool_clashing_with_an_own_one_is_left_out_with_the_prefix_fix() -> None:
+    app = ToolRegistry("app")
+
+    @app.tool
+    def gh_issue() -> str:
+        return "own"
+
+    @app.tool
+    def ping() -> str:
+        return "pong"
+
+    github = ToolRegistry("github")
+
+    @github.tool
+    def issue() -> str:
+        return "included"
+
+    app.include(github, prefix="gh.")
+    assert [t["name"] for t in app.list_tools()] == ["gh_issue", "ping", "gh.issue"]
+    for provider in (p_openai, p_anthropic):
+        names = [t.get("function", t)["name"] for t in provider.tools(app)]
+        assert names == ["gh_issue", "ping"]
+        assert "prefix='...' on registry.include" in provider.relaxed(app)["gh.issue"]
+    call = [{"id": "1", "function": {"name": "ping", "arguments": "{}"}}]
+    assert p_openai.run(app, call)[0]["content"] == "pong"
+    call = [{"id": "2", "function": {"name": "gh_issue", "arguments": "{}"}}]
+    assert p_openai.run(app, call)[0]["content"] == "own"
 
 
 def test_long_and_leading_digit_names() -> None:

@@ -11,9 +11,12 @@ import logging
 from typing import Any
 
 import pytest
+from http_support import call as http_call
+from http_support import request, stateless_headers
 
-from mcptools import Context, ToolRegistry
-from mcptools.auth import Principal
+from mcptools import Context, ToolRegistry, UsageError
+from mcptools._transports.asgi import StreamableHTTPApp
+from mcptools.auth import AuthSettings, Principal, StaticTokenVerifier
 from mcptools.providers import anthropic as p_anthropic
 from mcptools.providers import gemini as p_gemini
 from mcptools.providers import openai as p_openai
@@ -64,13 +67,14 @@ PROVIDERS = [p_openai, p_anthropic, p_gemini]
 @pytest.mark.parametrize("provider", PROVIDERS, ids=["openai", "anthropic", "gemini"])
 def test_exports_follow_every_change_to_what_is_served(provider: Any) -> None:
     app, github = _app()
-    assert _names(provider, app) == ["reset", "write", "gh_issue"] == [t["name"] for t in app.list_tools()]
+    app.remove("write")  # no scoped tool: no principal= needed (see the tests of principal= below)
+    assert _names(provider, app) == ["reset", "gh_issue"] == [t["name"] for t in app.list_tools()]
     assert _call(provider, app, "gh_issue") == "issue"
     app.disable(tags={"admin"})
-    assert _names(provider, app) == ["write", "gh_issue"]
-    assert _call(provider, app, "reset").startswith("Unknown tool: reset; the tools are: write, gh_issue")
+    assert _names(provider, app) == ["gh_issue"]
+    assert _call(provider, app, "reset").startswith("Unknown tool: reset; the tools are: gh_issue")
     app.enable(tags={"admin"})
-    assert _names(provider, app) == ["reset", "write", "gh_issue"]
+    assert _names(provider, app) == ["reset", "gh_issue"]
     assert _call(provider, app, "reset") == "reset"
 
     @github.tool
@@ -81,11 +85,16 @@ def test_exports_follow_every_change_to_what_is_served(provider: Any) -> None:
     github.remove("pulls")
     assert "gh_pulls" not in _names(provider, app)
     removed = app.remove("reset")
+
+    @app.tool
+    def status() -> str:
+        return "ok"
+
     app.add(removed.fn, name="reset", tags={"admin"})  # same count as before: the old cache keyed on it
-    assert _names(provider, app) == ["write", "reset", "gh_issue"] == [t["name"] for t in app.list_tools()]
+    assert _names(provider, app) == ["status", "reset", "gh_issue"] == [t["name"] for t in app.list_tools()]
     assert _call(provider, app, "reset") == "reset"
     app.disable("gh_issue")
-    assert _names(provider, app) == ["write", "reset"]
+    assert _names(provider, app) == ["status", "reset"]
     assert _call(provider, app, "gh_issue").startswith("Unknown tool: gh_issue")
     later = ToolRegistry("later")
 
@@ -108,8 +117,28 @@ def test_a_caller_sees_and_runs_only_the_tools_its_scopes_allow(provider: Any) -
     assert _names(provider, app, principal=writer) == ["reset", "write", "gh_issue"]
     assert _call(provider, app, "write", principal=reader).startswith("Unknown tool: write")
     assert _call(provider, app, "write", principal=writer) == "written"
-    # Without a principal (and outside an authorized request) every served tool is the developer's own.
-    assert "write" in _names(provider, app)
+    # principal=None: no particular caller (scopes not applied, as over stdio): every served tool.
+    assert _names(provider, app, principal=None) == ["reset", "write", "gh_issue"]
+    assert _call(provider, app, "write", principal=None) == "written"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=["openai", "anthropic", "gemini"])
+def test_a_registry_with_scoped_tools_needs_principal_said(provider: Any) -> None:
+    """Review of issue 19, finding 4: without principal= the export and the run acted for no particular caller
+    even inside an authorized request, so an agent tool handed admin tools to any caller. Where a served tool
+    has scopes, leaving principal= out is refused; without scoped tools nothing changes."""
+    app, _ = _app()
+    needed = r"serves tools with scopes \(write\).*principal=ctx\.principal.*principal=None"
+    with pytest.raises(UsageError, match=needed):
+        _names(provider, app)
+    with pytest.raises(UsageError, match=needed):
+        provider.relaxed(app)
+    with pytest.raises(UsageError, match=needed):
+        _call(provider, app, "reset")
+    with pytest.raises(UsageError, match=needed):
+        asyncio.run(provider.arun(app, []))
+    app.disable("write")  # what is served decides, as tools/list shows it
+    assert _names(provider, app) == ["reset", "gh_issue"]
 
 
 def test_the_principal_given_to_run_is_the_tools_caller() -> None:
@@ -124,7 +153,43 @@ def test_the_principal_given_to_run_is_the_tools_caller() -> None:
     call = [{"id": "1", "function": {"name": "whoami", "arguments": "{}"}}]
     assert p_openai.run(registry, call, principal=ann)[0]["content"] == "ann"
     assert asyncio.run(p_openai.arun(registry, call, principal=ann))[0]["content"] == "ann"
-    assert p_openai.run(registry, call)[0]["content"] == "nobody"  # nothing of ann's stayed behind
+    assert p_openai.run(registry, call, principal=None)[0]["content"] == "nobody"  # nothing of ann's stayed behind
+
+
+def test_inside_an_authorized_request_an_agent_passes_its_caller() -> None:
+    """Over Streamable HTTP with a token: an agent tool exports and runs for ``ctx.principal`` (a tool the caller
+    lacks the scopes of is neither exported nor run), and leaving principal= out is refused, not run for all."""
+    registry = ToolRegistry("inner-agent")
+
+    @registry.tool(scopes=["admin"])
+    def purge() -> str:
+        return "purged"
+
+    @registry.tool
+    def agent(ctx: Context, say: bool = True) -> str:
+        turn = [{"id": "1", "function": {"name": "purge", "arguments": "{}"}}]
+        if not say:
+            return str(p_openai.run(registry, turn)[0]["content"])
+        names = [tool["function"]["name"] for tool in p_openai.tools(registry, principal=ctx.principal)]
+        ran = p_openai.run(registry, turn, principal=ctx.principal)[0]["content"]
+        return f"{names} {ran}"
+
+    app = StreamableHTTPApp(registry, auth=AuthSettings(StaticTokenVerifier("tok", scopes=["mcp"])))
+
+    def answer(arguments: dict[str, Any]) -> Any:
+        body = request("tools/call", {"name": "agent", "arguments": arguments})
+        headers = {"authorization": "Bearer tok", **stateless_headers("tools/call", "agent")}
+        reply = asyncio.run(http_call(app, body=body, headers=headers))
+        assert reply.status == 200
+        return reply.json()["result"]
+
+    said = answer({})
+    assert said["content"][0]["text"] == "['agent'] Unknown tool: purge; the tools are: agent"
+    unsaid = answer({"say": False})
+    # The agent that says no caller fails, naming the fix, rather than exporting purge to this caller.
+    assert unsaid["isError"] is True
+    assert unsaid["content"][0]["text"].startswith("Tool 'agent' failed: UsageError: mcptools.providers.openai: ")
+    assert "pass principal=ctx.principal inside an authorized request" in unsaid["content"][0]["text"]
 
 
 def _mixed() -> ToolRegistry:
@@ -150,7 +215,7 @@ def test_a_tool_the_profile_cannot_take_goes_relaxed_and_the_rest_export(
     provider: Any, options: dict[str, Any], flag: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     registry = _mixed()
-    with caplog.at_level(logging.WARNING, logger="mcptools"):
+    with caplog.at_level(logging.INFO, logger="mcptools"):
         exported = provider.tools(registry, **options)
         provider.tools(registry, **options)  # a second export reports nothing new
     flat = [tool.get("function", tool) for tool in exported]
@@ -162,14 +227,18 @@ def test_a_tool_the_profile_cannot_take_goes_relaxed_and_the_rest_export(
         assert "parameters" in flat[0] and flat[1]["parameters_json_schema"] == registry.get("counts").input_schema  # type: ignore[union-attr]
     reasons = provider.relaxed(registry, **options)
     assert list(reasons) == ["counts"] and "keyword 'additionalProperties'" in reasons["counts"]
-    warnings = [r.getMessage() for r in caplog.records if "counts" in r.getMessage()]
-    assert len(warnings) == 1 and reasons["counts"] in warnings[0]
+    # Relaxed is the documented default: reported once, at INFO; a tool left out (below) at WARNING.
+    reports = [r for r in caplog.records if "counts" in r.getMessage()]
+    assert [r.levelno for r in reports] == [logging.INFO] and reasons["counts"] in reports[0].getMessage()
     arguments = {"a": 2, "b": 3}
     if provider is p_openai:
         answer = provider.run(registry, [{"id": "1", "function": {"name": "counts", "arguments": arguments}}])
         assert answer[0]["content"] == "5"
     # fallback=False leaves the tool out, and a call to it is unknown.
-    assert _names(provider, registry, fallback=False, **options) == ["fine"]
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="mcptools"):
+        assert _names(provider, registry, fallback=False, **options) == ["fine"]
+    assert [r.levelno for r in caplog.records if "'counts' left out" in r.getMessage()] == [logging.WARNING]
     assert list(provider.relaxed(registry, fallback=False, **options)) == ["counts"]
     assert _call(provider, registry, "counts", fallback=False, **options).startswith("Unknown tool: counts")
 

@@ -29,11 +29,11 @@ from typing import Any, Final, Literal, final
 
 from .._errors import ToolDefinitionError
 from .gemini import Gemini, as_json_schema
-from .mapping import NOT_SENDABLE, Shape, back, out
+from .mapping import NOT_SENDABLE, NameRule, Shape, back, out
 from .strict import ANTHROPIC, OPENAI, Strict, strict_budget
 from .walk import DEFS, Walk
 
-__all__ = ["NOT_SENDABLE", "PROFILES", "Exported", "ProfileName", "export_schema", "strict_budget"]
+__all__ = ["NOT_SENDABLE", "PROFILES", "Exported", "NameRule", "ProfileName", "export_schema", "strict_budget"]
 
 ProfileName = Literal["openai", "gemini", "anthropic"]
 """The profiles a registry can publish (``ToolRegistry(..., profile=...)``)."""

@@ -9,13 +9,16 @@ non-empty for OBJECT type"), so open maps and free-form objects go to ``paramete
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
-from .mapping import ObjectShape, Property, Shape
+from .mapping import NameRule, ObjectShape, Property, Shape
 from .walk import SILENT, STRUCTURE, Walk, types_of
 
-__all__ = ["Gemini", "as_json_schema"]
+__all__ = ["PROPERTY_NAMES", "Gemini", "as_json_schema"]
+
+# Gemini's parameter names: "must start with a letter or an underscore and must only contain chars a-z, A-Z, 0-9,
+# or underscores with a maximum length of 64" (FunctionDeclaration reference).
+PROPERTY_NAMES: Final = NameRule("A-Za-z0-9_", 64, first="A-Za-z_")
 
 # google.genai.types.Schema's fields (additionalProperties aside, refused on the Developer API).
 _KEEP: Final = frozenset(
@@ -143,7 +146,7 @@ class Gemini(Walk):
 
     def rename(self, out: dict[str, Any], shapes: dict[str, Shape], where: str) -> Shape:
         """Gemini's parameter names: a letter or ``_`` first, then letters, digits and ``_``, 64 at most."""
-        names = {key: _gemini_name(key) for key in out["properties"]}
+        names = {key: PROPERTY_NAMES.map(key) for key in out["properties"]}
         if len(set(names.values())) != len(names):
             raise self.fail(
                 "properties", where, "two property names become one under Gemini's name rule", "rename one of them"
@@ -157,22 +160,14 @@ class Gemini(Walk):
         return ObjectShape([Property(key, names[key], shapes[key]) for key in names])
 
     def exported(self, node: dict[str, Any]) -> Any:
-        return lambda: as_json_schema(node)
+        # Closed: a Gemini model sends an object's declared properties only (its Schema has no extra keys), so a
+        # branch that does not declare a key the model sent is not the branch it meant.
+        return lambda: as_json_schema(node, closed=True)
 
 
-def _gemini_name(name: str) -> str:
-    mapped = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    if not mapped or not (mapped[0].isascii() and (mapped[0].isalpha() or mapped[0] == "_")):
-        mapped = "_" + mapped
-    if len(mapped) > 64:
-        import hashlib  # only for names this long: it loads OpenSSL
-
-        mapped = f"{mapped[:55]}_{hashlib.sha256(name.encode()).hexdigest()[:8]}"
-    return mapped
-
-
-def as_json_schema(node: Any) -> Any:
-    """A Gemini ``Schema`` written as JSON Schema (``"STRING"`` is ``"string"``, ``nullable`` a null type)."""
+def as_json_schema(node: Any, *, closed: bool = False) -> Any:
+    """A Gemini ``Schema`` written as JSON Schema (``"STRING"`` is ``"string"``, ``nullable`` a null type);
+    ``closed``: objects take their declared properties only, as a Gemini model sends them."""
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
@@ -180,11 +175,13 @@ def as_json_schema(node: Any) -> Any:
         if key == "type" and isinstance(value, str):
             out[key] = value.lower()
         elif key == "properties" and isinstance(value, dict):
-            out[key] = {name: as_json_schema(sub) for name, sub in value.items()}
+            out[key] = {name: as_json_schema(sub, closed=closed) for name, sub in value.items()}
+            if closed:
+                out["additionalProperties"] = False
         elif key in ("items", "additionalProperties"):
-            out[key] = as_json_schema(value)
+            out[key] = as_json_schema(value, closed=closed)
         elif key == "anyOf" and isinstance(value, list):
-            out[key] = [as_json_schema(sub) for sub in value]
+            out[key] = [as_json_schema(sub, closed=closed) for sub in value]
         elif key != "nullable":
             out[key] = value
     if node.get("nullable") is True:

@@ -4,25 +4,31 @@ A shape describes only what differs between the two value spaces: property names
 stands for an absent property (OpenAI strict, where every property must be sent), and, under an ``anyOf``, which
 branch a value belongs to. ``None`` is the identity, so a schema the profile changes nowhere costs nothing.
 
-The branch of a value is told by the schemas themselves: going back, the first branch whose exported schema
-accepts the provider's value and whose original accepts the mapped value; going out, the first branch whose
-original accepts the value and whose mapped form the exported schema accepts and maps back to the value (a
-value no branch sends exactly has no provider form). The branch checkers are compiled
-on first use, only for unions whose branches map differently.
+The branch of a value is told by its form first: the JSON types a branch's exported schema takes and, for a
+closed object, the property names it declares and requires. Going back (on every provider call) that decides
+without running a schema: ``Optional[TypedDict]`` is told by ``value is None``, two objects by their keys. Only
+when several branches take the form and map it differently do the schemas decide: the first branch whose
+exported schema accepts the provider's value and whose original accepts the mapped value. Going out (tests), the
+first branch whose original accepts the value and whose mapped form the exported schema accepts and maps back to
+the value (a value no branch sends exactly has no provider form). The branch checkers are compiled on first use,
+only for unions whose branches map differently.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias, final
 
-from .._json import json_equal
+from .._json import json_equal, json_type_name
 
 __all__ = [
     "NOT_SENDABLE",
     "ArrayShape",
     "Branch",
+    "Form",
+    "NameRule",
     "ObjectShape",
     "Property",
     "RefShape",
@@ -44,6 +50,32 @@ class _NotSendable:
 NOT_SENDABLE: Final = _NotSendable()
 """``to_provider``'s answer for a value that has no exact form under the profile (OpenAI strict: an optional
 property that takes null, left out; the model must send it, and null is a value there)."""
+
+
+@final
+class NameRule:
+    """A name rule of a model API (its tool names, Gemini's property names), and how a name that breaks it is
+    mapped: disallowed characters become ``_``, a disallowed first character gets a ``_`` before it, and a name
+    too long (or mapped and near the limit) is cut with a hash of the whole name. Where two names map to one is
+    decided by the caller (a tool left out, a schema refused)."""
+
+    __slots__ = ("allowed", "first", "limit")
+
+    def __init__(self, allowed: str, limit: int, first: str | None = None) -> None:
+        self.allowed = re.compile(f"[^{allowed}]")
+        self.limit = limit
+        self.first = re.compile(f"[{first}]") if first else None
+
+    def map(self, name: str) -> str:
+        mapped = self.allowed.sub("_", name)
+        if self.first is not None and not self.first.match(mapped):
+            mapped = "_" + mapped
+        if len(mapped) > self.limit or (mapped != name and len(mapped) > self.limit - 9):
+            import hashlib  # only for names this long: it loads OpenSSL
+
+            digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+            mapped = f"{mapped[: self.limit - 9]}_{digest}"
+        return mapped
 
 
 @final
@@ -86,12 +118,97 @@ class Branch:
     exported: Callable[[], Mapping[str, Any]]
     shape: Shape
     _checks: tuple[Callable[[Any], bool], Callable[[Any], bool]] | None = None
+    _form: Form | None = None
 
     def checks(self) -> tuple[Callable[[Any], bool], Callable[[Any], bool]]:
         """(does the original accept it, does the exported schema accept it), compiled on first use."""
         if self._checks is None:
             self._checks = (_checker(self.original), _checker(self.exported()))
         return self._checks
+
+    def takes(self, value: Any) -> bool:
+        """Whether the provider's ``value`` has a form the exported branch takes (read on first use, when the
+        walk has ended and the definitions are complete): its JSON type, and a closed object's names."""
+        form = self._form
+        if form is None:
+            form = self._form = Form.of(self.exported())
+        return form.takes(value)
+
+
+@final
+@dataclass(slots=True, frozen=True)
+class Form:
+    """What an exported branch says about a value's form: its JSON types (``None``: any) and, for a closed
+    object, the names it declares (``None``: any) and requires."""
+
+    kinds: frozenset[str] | None
+    names: frozenset[str] | None = None
+    required: frozenset[str] = frozenset()
+
+    @staticmethod
+    def of(document: Mapping[str, Any]) -> Form:
+        node = _resolve(document, document)
+        kinds = _kinds(node, document)
+        properties = node.get("properties")
+        if not isinstance(properties, dict) or node.get("additionalProperties") is not False:
+            return Form(kinds)
+        required = node.get("required")
+        return Form(kinds, frozenset(properties), frozenset(required if isinstance(required, list) else ()))
+
+    def takes(self, value: Any) -> bool:
+        kinds = self.kinds
+        if kinds is not None:
+            kind = _KINDS.get(type(value)) or json_type_name(value)  # (read on every provider call)
+            if kind not in kinds and not (kind == "integer" and "number" in kinds):
+                return False
+        names = self.names
+        if names is not None and type(value) is dict:
+            return value.keys() <= names and self.required <= value.keys()
+        return True
+
+
+# The JSON types of the values JSON decodes to, by their exact Python type; ``json_type_name`` tells the others.
+_KINDS: Final[dict[type, str]] = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
+
+
+def _resolve(node: Any, document: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``node`` with a ``#/$defs/...`` ref followed (the only refs an exported branch keeps)."""
+    for _ in range(50):
+        ref = node.get("$ref") if isinstance(node, Mapping) else None
+        if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+            break
+        node = (document.get("$defs") or {}).get(ref[len("#/$defs/") :])
+    return node if isinstance(node, Mapping) else {}
+
+
+def _kinds(node: Mapping[str, Any], document: Mapping[str, Any]) -> frozenset[str] | None:
+    kinds = node.get("type")
+    if isinstance(kinds, str):
+        return frozenset({kinds})
+    if isinstance(kinds, list):
+        return frozenset(kind for kind in kinds if isinstance(kind, str))
+    if isinstance(node.get("enum"), list):
+        return frozenset(json_type_name(value) for value in node["enum"])
+    if "const" in node:
+        return frozenset({json_type_name(node["const"])})
+    branches = node.get("anyOf")
+    if not isinstance(branches, list):
+        return None
+    found: set[str] = set()
+    for branch in branches:
+        more = _kinds(_resolve(branch, document), document)
+        if more is None:
+            return None
+        found |= more
+    return frozenset(found)
 
 
 @final
@@ -129,9 +246,15 @@ def back(shape: Shape, value: Any, depth: int = 0) -> Any:
     if isinstance(shape, RefShape):
         return back(shape.table.get(shape.name), value, depth + 1)
     if isinstance(shape, UnionShape):
+        fits = [branch for branch in shape.branches if branch.takes(value)]
+        if len(fits) == 1:
+            return back(fits[0].shape, value, depth + 1)
+        if fits and all(branch.shape is None for branch in fits):
+            return value
+        # Several branches take the value's form and map it differently (or none takes it): the schemas decide.
         fallback: Any = value
         found = False
-        for branch in shape.branches:
+        for branch in fits or shape.branches:
             original_ok, exported_ok = branch.checks()
             if exported_ok(value):
                 mapped = back(branch.shape, value, depth + 1)
@@ -149,8 +272,9 @@ def back(shape: Shape, value: Any, depth: int = 0) -> Any:
         prop = shape.by_provider.get(key)
         if prop is None:
             result.setdefault(key, item)  # unknown to the profile: the original schema judges it
-        elif not (item is None and prop.null_is_absent):
-            result[prop.original] = back(prop.shape, item, depth + 1)
+        elif item is not None or not prop.null_is_absent:
+            # (most properties map as they are: no call for them, on every provider call)
+            result[prop.original] = item if prop.shape is None else back(prop.shape, item, depth + 1)
     return result
 
 

@@ -8,6 +8,7 @@ returns ``(exported node, shape)`` pairs; ``mapping`` says what a shape is.
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -46,7 +47,7 @@ def types_of(schema: dict[str, Any]) -> list[str] | None:
 
 
 @dataclass(slots=True, eq=False)
-class Walk:
+class Walk(ABC):
     profile: str
     tool: str
     root: dict[str, Any]
@@ -96,8 +97,10 @@ class Walk:
             schema["anyOf"] = schema.pop("oneOf")
         return self.build(schema, where, level)
 
+    @abstractmethod
     def build(self, schema: dict[str, Any], where: str, level: int) -> tuple[dict[str, Any], Shape]:
-        raise NotImplementedError
+        """One normalised node under the profile (no ``$ref``, ``allOf`` or ``oneOf`` left): its exported form
+        and its shape."""
 
     def ref(self, schema: dict[str, Any], where: str, level: int) -> tuple[dict[str, Any], Shape]:
         ref = schema.pop("$ref")

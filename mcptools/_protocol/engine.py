@@ -26,7 +26,7 @@ import weakref
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
-from .._call import NO_STREAM, Call, Mode, Stream, ToolSource
+from .._call import NO_STREAM, Call, Mode, ProviderCall, Stream, ToolSource
 from .._errors import ProtocolError
 from .._jsonrpc import (
     INTERNAL_ERROR,
@@ -41,6 +41,7 @@ from .._middleware import RequestInfo, client_of, run_request_chain
 from .._pipeline import authorize, drive, drive_sync
 from .._pipeline import route as route_tool
 from .._running import run_on_loop
+from .._scopes import visible
 from .listen import LISTEN_METHOD, Listeners
 from .request_rules import (
     INVALID_REQUEST_TEXT,
@@ -154,16 +155,16 @@ class Engine:
         mode: Mode = Mode.LENIENT,
         principal: Principal | None = None,
         *,
-        repairs: frozenset[str] | None = None,
+        provider: ProviderCall | None = None,
     ) -> Response | None:
         """Answer one message: its response, ``None`` for notifications and responses. Never raises.
         ``principal`` is the verified caller (HTTP with authorization, or a provider's ``run(..., principal=)``);
-        ``repairs`` replaces the registry's ``repair=`` for a tools/call (a provider's ``run(..., repair=...)``)."""
+        ``provider`` marks a tools/call a provider's ``run`` hands in (see ``ProviderCall``)."""
         try:
             kind = classify(message)
             if kind == "request":
                 assert type(message) is dict
-                return await self.serve(message, self.route(message, session, mode, principal, repairs), stream)
+                return await self.serve(message, self.route(message, session, mode, principal, provider), stream)
             if kind == "response":
                 session.resolve(message)  # type: ignore[arg-type]
                 return None
@@ -175,18 +176,18 @@ class Engine:
             return internal_error(message)
 
     def handle_sync(
-        self, message: object, *, repairs: frozenset[str] | None = None, principal: Principal | None = None
+        self, message: object, *, provider: ProviderCall | None = None, principal: Principal | None = None
     ) -> Response | None:
         """``handle`` without a transport or an event loop, for ``registry.handle``: the pipeline's sync driver
         runs a sync tool inline. No session: notifications and responses change nothing. Never raises.
-        ``repairs`` and ``principal``: see ``handle`` (a provider's ``run`` passes both)."""
+        ``provider`` and ``principal``: see ``handle`` (a provider's ``run`` passes both)."""
         try:
             kind = classify(message)
             if kind != "request":
                 return self._invalid(message, None) if kind == "invalid" else None
             # Only initialize writes to a session here: every other request shares one that stays empty.
             session = _SESSIONLESS if message["method"] != "initialize" else Session(peer="local")  # type: ignore[index]
-            routed = self.route(message, session, _LENIENT, principal, repairs)  # type: ignore[arg-type]
+            routed = self.route(message, session, _LENIENT, principal, provider)  # type: ignore[arg-type]
             if type(routed) is not Call or self.registry.request_layers or routed.method == LISTEN_METHOD:
                 if type(routed) is not Call and not self.registry.request_layers:
                     return routed
@@ -271,7 +272,7 @@ class Engine:
         session: Session,
         mode: Mode = Mode.LENIENT,
         principal: Principal | None = None,
-        repairs: frozenset[str] | None = None,
+        provider: ProviderCall | None = None,
     ) -> Call | Response:
         """A request's ``Call``: which generation it speaks and which method table serves it; for tools/call the
         tool looked up and the caller's scopes checked. A dict return is the error response already."""
@@ -325,8 +326,8 @@ class Engine:
             call.mode = mode
         if principal is not None:
             call.principal = principal
-        if repairs is not None:
-            call.repairs = repairs
+        if provider is not None:
+            call.provider = provider
         if method == "tools/call":
             try:
                 route_tool(call)
@@ -480,19 +481,13 @@ class Engine:
     def _tools_list(self, call: Call) -> dict[str, Any]:
         listing = self.registry.list_tools()
         cache_scope = self.cache_scope
-        principal = call.principal
-        if principal is not None:
+        if call.principal is not None:
             # A tool whose scopes the caller lacks is not shown to it (and refused if called anyway). Then the
             # list differs per caller as soon as one tool has scopes: no shared cache may hand one caller's list
             # to another ("public" would let a gateway show admin tools to everyone).
-            tools = [self.registry.get(entry["name"]) for entry in listing]
-            if any(tool is not None and tool.scopes for tool in tools):
+            listing, scoped = visible(self.registry, listing, call.principal)
+            if scoped:
                 cache_scope = "private"
-            listing = [
-                entry
-                for entry, tool in zip(listing, tools, strict=True)
-                if tool is not None and principal.has_scopes(tool.scopes)
-            ]
         offset = 0
         cursor = call.params.get("cursor")
         if cursor is not None:

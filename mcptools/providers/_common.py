@@ -1,32 +1,49 @@
-"""What the three provider modules share: exports cached per registry, reversible names, and one tool call.
+"""What the three provider modules share: exports cached per registry and caller, reversible names, one tool
+call, and ``Provider``, the four functions every module offers written once.
 
 A provider module only reads its API's tool calls and writes its API's results. Finding the tool, validating
-and calling it is the registry's ``tools/call`` pipeline, reached through ``_call``/``_acall`` alone, so the
-model gets the same errors from a provider loop as from an MCP client.
+and calling it is the registry's ``tools/call`` pipeline, reached through ``call_all``/``acall_all`` alone, so
+the model gets the same errors from a provider loop as from an MCP client.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, final
 
+from .._call import ProviderCall
 from .._errors import ToolDefinitionError, UsageError
-from .._profiles import Exported, export_schema
+from .._profiles import Exported, NameRule, export_schema
 from .._protocol.session import Session
 from .._repair import repairs_option
+from .._scopes import visible
 from .._validation.messages import invalid_arguments
 
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
     from ..auth import Principal
 
-__all__ = ["Call", "Entry", "Profiles", "Toolset", "acall_all", "call_all", "plain", "toolset"]
+__all__ = [
+    "NOT_GIVEN",
+    "TOOL_NAMES",
+    "Call",
+    "Entry",
+    "NameRule",
+    "Outcome",
+    "Profiles",
+    "Provider",
+    "Reader",
+    "Toolset",
+    "acall_all",
+    "call_all",
+    "items_of",
+    "plain",
+    "toolset",
+]
 
 logger = logging.getLogger("mcptools")
 
@@ -50,27 +67,12 @@ class Call:
     id: Any
     name: Any
     arguments: Any
+    # Which of its API's forms the call came in, where the answer's shape depends on it (OpenAI: "responses").
+    form: str = ""
 
 
-@final
-class NameRule:
-    """A provider's tool-name rule, and how a name that breaks it is mapped (reversibly, checked for clashes)."""
-
-    __slots__ = ("allowed", "first", "limit")
-
-    def __init__(self, allowed: str, limit: int, first: str | None = None) -> None:
-        self.allowed = re.compile(f"[^{allowed}]")
-        self.limit = limit
-        self.first = re.compile(f"[{first}]") if first else None
-
-    def map(self, name: str) -> str:
-        mapped = self.allowed.sub("_", name)
-        if self.first is not None and not self.first.match(mapped):
-            mapped = "_" + mapped
-        if len(mapped) > self.limit or (mapped != name and len(mapped) > self.limit - 9):
-            digest = hashlib.sha256(name.encode()).hexdigest()[:8]
-            mapped = f"{mapped[: self.limit - 9]}_{digest}"
-        return mapped
+# OpenAI's and Anthropic's tool names: [A-Za-z0-9_-]{1,64} (``geo.lookup`` is sent as ``geo_lookup``).
+TOOL_NAMES: Final = NameRule("A-Za-z0-9_-", 64)
 
 
 @final
@@ -108,23 +110,29 @@ class Toolset:
     """The tools a registry serves now, exported under one provider option, for one caller: the enabled tools
     (included ones under their served names, as ``tools/list`` shows them) the caller's scopes let it see.
 
-    A tool the profile cannot take is exported under the relaxed profile (``fallback``), or left out; either
-    way its reason is kept in ``relaxed``/``refused`` and the rest of the registry exports."""
+    A tool the profile cannot take is exported under the relaxed profile (``fallback``), or left out; a tool whose
+    provider name an earlier one already has is left out. Either way its reason is kept in ``relaxed``/``refused``
+    and the rest of the registry exports."""
 
-    __slots__ = ("by_name", "entries", "refused", "version")
+    __slots__ = ("by_name", "entries", "refused", "scoped", "version")
 
     def __init__(
-        self, registry: ToolRegistry, profiles: Profiles, scopes: frozenset[str] | None, *, fallback: bool
+        self, registry: ToolRegistry, profiles: Profiles, principal: Principal | None, *, fallback: bool
     ) -> None:
         self.version = registry.served_version
         self.entries: list[Entry] = []
         self.by_name: dict[str, Entry] = {}
         self.refused: dict[str, str] = {}
         admit = profiles.budget() if profiles.budget is not None else None
-        for listed in registry.list_tools():
+        listing, self.scoped = visible(registry, registry.list_tools(), principal)
+        for listed in listing:
             served = listed["name"]
             tool = registry.get(served)
-            if tool is None or (scopes is not None and not scopes.issuperset(tool.scopes)):
+            if tool is None:
+                continue
+            name = profiles.rule.map(served)
+            if name in self.by_name:
+                self.refused[served] = _clash(profiles.provider, served, name, self.by_name[name].served)
                 continue
             exported, reason = _export(tool.input_schema, profiles, served)
             if exported is not None and admit is not None:
@@ -135,22 +143,22 @@ class Toolset:
                     self.refused[served] = reason or ""
                     continue
                 exported = export_schema(tool.input_schema, profiles.relaxed, tool=served)
-            self._add(Entry(served, profiles.rule.map(served), listed.get("description"), exported, reason), profiles)
-
-    def _add(self, entry: Entry, profiles: Profiles) -> None:
-        other = self.by_name.get(entry.name)
-        if other is not None:
-            raise ToolDefinitionError(
-                f"tools {other.served!r} and {entry.served!r} both become {entry.name!r} under the "
-                f"{profiles.provider} name rule; rename one of them (registry.tool(name='...'))"
-            )
-        self.by_name[entry.name] = entry
-        self.entries.append(entry)
+            entry = Entry(served, name, listed.get("description"), exported, reason)
+            self.by_name[name] = entry
+            self.entries.append(entry)
 
     def relaxed(self) -> dict[str, str]:
         """Every served tool not under the provider's profile, with the reason (exported relaxed or refused)."""
         found = {entry.served: entry.relaxed for entry in self.entries if entry.relaxed is not None}
         return {**found, **self.refused}
+
+
+def _clash(provider: str, served: str, name: str, first: str) -> str:
+    return (
+        f"tool {served!r} is {name!r} under the {provider} name rule, and so is {first!r}, listed before it; "
+        f"rename one of them: name='...' on registry.tool or registry.add for a tool of this registry, "
+        f"prefix='...' on registry.include for an included registry's"
+    )
 
 
 def _export(schema: Mapping[str, Any], profiles: Profiles, served: str) -> tuple[Exported | None, str | None]:
@@ -167,23 +175,17 @@ _CACHED_CALLERS: Final = 64
 _LOGGED: Final[weakref.WeakKeyDictionary[Any, set[tuple[str, ...]]]] = weakref.WeakKeyDictionary()
 
 
-def caller_scopes(principal: Principal | None) -> frozenset[str] | None:
-    """The scopes exports are cut to: the given principal's (as ``tools/list`` shows that caller the tools);
-    without one, ``None``: every served tool."""
-    return principal.scopes if principal is not None else None
-
-
 def toolset(
     registry: ToolRegistry, profiles: Profiles, *, fallback: bool = True, principal: Principal | None = None
 ) -> Toolset:
-    """The export for what ``registry`` serves now: cached until ``served_version`` moves (every add, remove,
-    enable, disable and include, here or in an included registry, bumps it)."""
-    scopes = caller_scopes(principal)
+    """The export for what ``registry`` serves now to ``principal`` (``None``: no particular caller, scopes not
+    applied): cached until ``served_version`` moves (every add, remove, enable, disable and include, here or in an
+    included registry, bumps it)."""
     per_registry = _CACHE.setdefault(registry, {})
-    key = (profiles, fallback, scopes)
+    key = (profiles, fallback, principal.scopes if principal is not None else None)
     found = per_registry.get(key)
     if found is None or found.version != registry.served_version:
-        found = Toolset(registry, profiles, scopes, fallback=fallback)
+        found = Toolset(registry, profiles, principal, fallback=fallback)
         if len(per_registry) >= _CACHED_CALLERS and key not in per_registry:
             del per_registry[next(iter(per_registry))]
         per_registry[key] = found
@@ -192,13 +194,17 @@ def toolset(
 
 
 def _report(registry: ToolRegistry, profiles: Profiles, found: Toolset) -> None:
+    # Relaxed is the documented default, so a tool exported relaxed is news (INFO); a tool left out is missing
+    # from what the model can call, which its developer should see (WARNING).
     logged = _LOGGED.setdefault(registry, set())
     for served, reason in found.relaxed().items():
-        action = "left out" if served in found.refused else f"exported {profiles.relaxed_as}"
+        left_out = served in found.refused
+        action = "left out" if left_out else f"exported {profiles.relaxed_as}"
         mark = (profiles.provider, profiles.profile, served, reason, action)
         if mark not in logged:
             logged.add(mark)
-            logger.warning("%s export: tool %r %s: %s", profiles.provider, served, action, reason)
+            level = logging.WARNING if left_out else logging.INFO
+            logger.log(level, "%s export: tool %r %s: %s", profiles.provider, served, action, reason)
 
 
 # -- one call --------------------------------------------------------------------------------------------
@@ -231,8 +237,7 @@ def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome
     """``(served name, arguments)`` for the pipeline, or an ``Outcome`` when the call cannot reach it."""
     entry = tools.by_name.get(call.name) if isinstance(call.name, str) else None
     if entry is None:
-        known = ", ".join(tools.by_name)
-        return f"Unknown tool: {call.name}; the tools are: {known}", True
+        return _unknown(call.name, list(tools.by_name)), True
     arguments = call.arguments
     if isinstance(arguments, (str, bytes)):
         if not arguments.strip():
@@ -251,8 +256,23 @@ def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome
     return entry.served, entry.exported.from_provider(arguments)
 
 
-def _fixes(repair_option: object) -> frozenset[str] | None:
-    return None if repair_option is None else repairs_option(repair_option, where="run(..., repair=...)")
+# An unknown tool's answer names this many of the tools at most (github's server has 117), closest first.
+_NAMED: Final = 20
+
+
+def _unknown(name: object, names: list[str]) -> str:
+    if len(names) <= _NAMED:
+        return f"Unknown tool: {name}; the tools are: {', '.join(names)}"
+    import difflib  # only for a big registry's unknown tool
+
+    close = difflib.get_close_matches(str(name), names, n=5)
+    shown = list(dict.fromkeys([*close, *names]))[:_NAMED]
+    return f"Unknown tool: {name}; the tools include: {', '.join(shown)} (and {len(names) - len(shown)} more)"
+
+
+def _provider_call(repair_option: object) -> ProviderCall:
+    fixes = None if repair_option is None else repairs_option(repair_option, where="run(..., repair=...)")
+    return ProviderCall(fixes)
 
 
 def call_all(
@@ -260,14 +280,16 @@ def call_all(
 ) -> list[Outcome]:
     """Each call through the registry's own ``tools/call`` pipeline (the one way a provider call reaches a tool:
     validated once; for arguments that fail, the repairs ``run(..., repair=...)`` chose), with ``principal`` as
-    the caller (the pipeline's scope check, ``Context.principal``); both ride on the call."""
-    fixes = _fixes(repair_option)
+    the caller (the pipeline's scope check, ``Context.principal``); both ride on the call, and so does the mark
+    that its arguments are the original schema's already (the registry's ``profile=`` maps a client's, not
+    these)."""
+    provider = _provider_call(repair_option)
     engine = registry.engine
     outcomes: list[Outcome] = []
     for call in calls:
         prepared = _prepare(tools, call)
         if isinstance(prepared[1], dict):
-            prepared = _outcome(engine.handle_sync(_request(*prepared), repairs=fixes, principal=principal))
+            prepared = _outcome(engine.handle_sync(_request(*prepared), provider=provider, principal=principal))
         outcomes.append(prepared)
     return outcomes
 
@@ -277,7 +299,7 @@ async def acall_all(
 ) -> list[Outcome]:
     import asyncio
 
-    fixes = _fixes(repair_option)
+    provider = _provider_call(repair_option)
     engine = registry.engine
 
     async def one(call: Call) -> Outcome:
@@ -285,19 +307,73 @@ async def acall_all(
         if not isinstance(prepared[1], dict):
             return prepared
         request = _request(*prepared)
-        return _outcome(await engine.handle(request, Session(peer="local"), principal=principal, repairs=fixes))
+        return _outcome(await engine.handle(request, Session(peer="local"), principal=principal, provider=provider))
 
     # Calls of one batch run concurrently; gather keeps their order.
     return list(await asyncio.gather(*(one(call) for call in calls)))
 
 
-def calls_container(calls: Any, provider: str, forms: str) -> dict[str, Any] | list[Any]:
-    """``calls`` as its dict or list form; anything else is refused by name, never read as "no calls"
-    (an agent that answered nothing would fail far from the cause, at the provider's next request)."""
-    value = plain(calls)
-    if not isinstance(value, (dict, list)):
-        raise UsageError(f"{provider}.run() takes {forms}; got {type(calls).__name__}")
-    return value
+@final
+@dataclass(slots=True, frozen=True)
+class Reader:
+    """How one API's tool calls are read from what its SDK hands over (objects or dicts): a form it cannot read
+    is refused by name, never read as "no calls" (an agent that answered nothing would fail far from the cause,
+    at the provider's next request)."""
+
+    provider: str
+    # The forms ``run`` takes, in the API's words (for the refusal).
+    forms: str
+    # A response's list of alternatives, of which the first is read ("choices", "candidates"), or "".
+    listed: str
+    # A dict form's items (a message's tool calls, a content's parts; ``[value]`` for a single call).
+    unwrap: Callable[[dict[str, Any]], list[Any]]
+    # One item as a call, ``None`` when it is none (text, thinking, ...).
+    one: Callable[[dict[str, Any]], Call | None]
+    # The keys that mark an item holding calls itself (``response.choices`` passed as the list).
+    containers: tuple[str, ...]
+
+    def __call__(self, calls: Any) -> list[Call]:
+        value = plain(calls)
+        if not isinstance(value, (dict, list)):
+            raise UsageError(f"{self.provider}.run() takes {self.forms}; got {type(calls).__name__}")
+        if isinstance(value, dict):
+            if self.listed and self.listed in value:
+                value = self._first(value)
+            value = self.unwrap(value)
+        found: list[Call] = []
+        for raw in value:
+            item = plain(raw)
+            if not isinstance(item, dict):
+                continue
+            call = self.one(item)
+            if call is not None:
+                found.append(call)
+                continue
+            held = next((key for key in self.containers if key in item), None)
+            if held is not None:
+                raise UsageError(
+                    f"{self.provider}.run() takes {self.forms}; got a list of {type(raw).__name__} (an item "
+                    f"holding {held!r}): pass one of them"
+                )
+        return found
+
+    def _first(self, value: dict[str, Any]) -> dict[str, Any]:
+        """The first of a response's choices or candidates as a dict, ``{}`` when there is none; a malformed
+        list is refused by name."""
+        key = self.listed
+        items = value[key]
+        if not isinstance(items, list) or not all(item is not None for item in items[:1]):
+            raise UsageError(f"{self.provider}.run(): {key!r} must be a list of objects; got {_kind(items)}")
+        if not items:
+            return {}
+        first = plain(items[0])
+        if not isinstance(first, dict):
+            raise UsageError(f"{self.provider}.run(): {key}[0] must be an object; got {_kind(items[0])}")
+        return first
+
+
+def _kind(value: Any) -> str:
+    return "None" if value is None else type(value).__name__
 
 
 def items_of(value: Any, keys: tuple[str, ...]) -> list[Any]:
@@ -309,4 +385,67 @@ def items_of(value: Any, keys: tuple[str, ...]) -> list[Any]:
     return []
 
 
-Shape = Callable[[Call, Outcome], dict[str, Any]]
+# -- the four functions of a provider module ------------------------------------------------------------
+
+
+@final
+class _NotGiven:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+NOT_GIVEN: Final[Any] = _NotGiven()
+"""``principal=``'s default: no caller named. A registry serving tools with scopes refuses it (``UsageError``):
+the caller must be said, ``ctx.principal`` inside an authorized request or ``None`` for no particular caller."""
+
+
+@final
+@dataclass(slots=True, frozen=True)
+class Provider:
+    """One model API's side of ``tools``/``relaxed``/``run``/``arun``: the profiles its option chooses
+    (``strict``, or Gemini's ``json_schema``), how its tool calls are read from what its SDK hands over, and how
+    an outcome is written back. Each module's public functions are these, with its own keywords and words."""
+
+    name: str
+    profiles: Callable[[bool], Profiles]
+    read: Reader
+    write: Callable[[Call, Outcome], dict[str, Any]]
+
+    def toolset(self, registry: ToolRegistry, option: bool, fallback: bool, principal: Any) -> Toolset:
+        given = principal is not NOT_GIVEN
+        found = toolset(registry, self.profiles(option), fallback=fallback, principal=principal if given else None)
+        if not given and found.scoped:
+            names = [listed["name"] for listed in registry.list_tools()]
+            scoped = [name for name in names if getattr(registry.get(name), "scopes", None)]
+            raise UsageError(
+                f"mcptools.providers.{self.name}: registry {registry.name!r} serves tools with scopes "
+                f"({', '.join(scoped[:5])}), and no principal= says whom these calls are for: pass "
+                "principal=ctx.principal inside an authorized request (the tools that caller's scopes allow), or "
+                "principal=None for no particular caller (every served tool, scopes not applied, as over stdio)"
+            )
+        return found
+
+    def relaxed(self, registry: ToolRegistry, option: bool, fallback: bool, principal: Any) -> dict[str, str]:
+        return self.toolset(registry, option, fallback, principal).relaxed()
+
+    def run(
+        self, registry: ToolRegistry, calls: Any, option: bool, fallback: bool, principal: Any, repair: object
+    ) -> list[dict[str, Any]]:
+        found = self.read(calls)
+        tools = self.toolset(registry, option, fallback, principal)
+        outcomes = call_all(registry, tools, found, repair, _caller(principal))
+        return [self.write(call, outcome) for call, outcome in zip(found, outcomes, strict=True)]
+
+    async def arun(
+        self, registry: ToolRegistry, calls: Any, option: bool, fallback: bool, principal: Any, repair: object
+    ) -> list[dict[str, Any]]:
+        found = self.read(calls)
+        tools = self.toolset(registry, option, fallback, principal)
+        outcomes = await acall_all(registry, tools, found, repair, _caller(principal))
+        return [self.write(call, outcome) for call, outcome in zip(found, outcomes, strict=True)]
+
+
+def _caller(principal: Any) -> Principal | None:
+    return None if principal is NOT_GIVEN else principal

@@ -8,7 +8,8 @@ strict tools, 24 optional properties, 16 unions), is sent non-strict with its re
 (``relaxed(registry, strict=True)`` lists them). Names outside ``[A-Za-z0-9_-]{1,64}`` are mapped (``.`` to
 ``_``) and mapped back by ``run``. ``run`` takes a ``Message``, its ``content``, or ``tool_use`` blocks
 (objects or dicts) and returns one ``tool_result`` block per call, in order, ``is_error`` set for an error; send
-them back as ``{"role": "user", "content": results}``.
+them back as ``{"role": "user", "content": results}``. ``principal=`` says whom the export and the calls are
+for (see ``mcptools.providers``).
 """
 
 from __future__ import annotations
@@ -17,17 +18,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .._profiles import strict_budget
 from ._common import (
+    NOT_GIVEN,
+    TOOL_NAMES,
     Call,
-    NameRule,
     Outcome,
     Profiles,
-    Toolset,
-    acall_all,
-    call_all,
-    calls_container,
+    Provider,
+    Reader,
     items_of,
-    plain,
-    toolset,
 )
 
 if TYPE_CHECKING:
@@ -36,23 +34,42 @@ if TYPE_CHECKING:
 
 __all__ = ["arun", "relaxed", "run", "tools"]
 
-_NAMES: Final = NameRule("A-Za-z0-9_-", 64)
-_STRICT: Final = Profiles("anthropic", "anthropic-strict", "anthropic", _NAMES, budget=strict_budget)
-_AS_IS: Final = Profiles("anthropic", "anthropic", None, _NAMES)
+_STRICT: Final = Profiles("anthropic", "anthropic-strict", "anthropic", TOOL_NAMES, budget=strict_budget)
+_AS_IS: Final = Profiles("anthropic", "anthropic", None, TOOL_NAMES)
+_FORMS: Final = "a Message, its content, or tool_use blocks"
 
 
-def _toolset(registry: ToolRegistry, strict: bool, fallback: bool, principal: Principal | None) -> Toolset:
-    return toolset(registry, _STRICT if strict else _AS_IS, fallback=fallback, principal=principal)
+def _one(block: dict[str, Any]) -> Call | None:
+    if block.get("type") == "tool_use":
+        return Call(block.get("id"), block.get("name"), block.get("input"))
+    return None
+
+
+def _unwrap(value: dict[str, Any]) -> list[Any]:
+    return items_of(value, ("content",)) if "content" in value else [value]
+
+
+_READ: Final = Reader("anthropic", _FORMS, "", _unwrap, _one, ("role",))
+
+
+def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call.id, "content": outcome[0]}
+    if outcome[1]:
+        block["is_error"] = True
+    return block
+
+
+_ANTHROPIC: Final = Provider("anthropic", lambda strict: _STRICT if strict else _AS_IS, _READ, _shape)
 
 
 def tools(
-    registry: ToolRegistry, *, strict: bool = False, fallback: bool = True, principal: Principal | None = None
+    registry: ToolRegistry, *, strict: bool = False, fallback: bool = True, principal: Principal | None = NOT_GIVEN
 ) -> list[dict[str, Any]]:
     """The ``tools`` parameter for ``messages.create``: the tools ``registry`` serves now, those
-    ``principal``'s scopes allow when one is given (with ``fallback=False`` a tool strict mode cannot take is
-    left out rather than sent non-strict)."""
+    ``principal``'s scopes allow (``None``: every served tool; with ``fallback=False`` a tool strict mode
+    cannot take is left out rather than sent non-strict)."""
     out: list[dict[str, Any]] = []
-    for entry in _toolset(registry, strict, fallback, principal).entries:
+    for entry in _ANTHROPIC.toolset(registry, strict, fallback, principal).entries:
         tool: dict[str, Any] = {"name": entry.name}
         if entry.description:
             tool["description"] = entry.description
@@ -64,29 +81,11 @@ def tools(
 
 
 def relaxed(
-    registry: ToolRegistry, *, strict: bool = False, fallback: bool = True, principal: Principal | None = None
+    registry: ToolRegistry, *, strict: bool = False, fallback: bool = True, principal: Principal | None = NOT_GIVEN
 ) -> dict[str, str]:
-    """The served tools ``tools(...)`` with the same options does not send strict, each with the reason."""
-    return _toolset(registry, strict, fallback, principal).relaxed()
-
-
-def _calls(calls: Any) -> list[Call]:
-    value: Any = calls_container(calls, "anthropic", "a Message, its content, or tool_use blocks")
-    if isinstance(value, dict):
-        value = items_of(value, ("content",)) if "content" in value else [value]
-    found: list[Call] = []
-    for raw in value if isinstance(value, list) else []:
-        block = plain(raw)
-        if isinstance(block, dict) and block.get("type") == "tool_use":
-            found.append(Call(block.get("id"), block.get("name"), block.get("input")))
-    return found
-
-
-def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call.id, "content": outcome[0]}
-    if outcome[1]:
-        block["is_error"] = True
-    return block
+    """The served tools ``tools(...)`` with the same options does not send strict (or leaves out), each with the
+    reason."""
+    return _ANTHROPIC.relaxed(registry, strict, fallback, principal)
 
 
 def run(
@@ -95,7 +94,7 @@ def run(
     *,
     strict: bool = False,
     fallback: bool = True,
-    principal: Principal | None = None,
+    principal: Principal | None = NOT_GIVEN,
     repair: object = None,
 ) -> list[dict[str, Any]]:
     """Answer the ``tool_use`` blocks of one model turn: one ``tool_result`` block per call, in order.
@@ -104,9 +103,7 @@ def run(
     calls' ``Context.principal``); ``repair`` is the registry's ``repair=`` option for these calls (``None``:
     the registry's own).
     """
-    found = _calls(calls)
-    outcomes = call_all(registry, _toolset(registry, strict, fallback, principal), found, repair, principal)
-    return [_shape(c, o) for c, o in zip(found, outcomes, strict=True)]
+    return _ANTHROPIC.run(registry, calls, strict, fallback, principal, repair)
 
 
 async def arun(
@@ -115,10 +112,8 @@ async def arun(
     *,
     strict: bool = False,
     fallback: bool = True,
-    principal: Principal | None = None,
+    principal: Principal | None = NOT_GIVEN,
     repair: object = None,
 ) -> list[dict[str, Any]]:
     """``run`` for async code: the calls run concurrently (async tools awaited), results keep their order."""
-    found = _calls(calls)
-    outcomes = await acall_all(registry, _toolset(registry, strict, fallback, principal), found, repair, principal)
-    return [_shape(c, o) for c, o in zip(found, outcomes, strict=True)]
+    return await _ANTHROPIC.arun(registry, calls, strict, fallback, principal, repair)

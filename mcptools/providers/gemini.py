@@ -8,7 +8,8 @@ with its reason logged once (``relaxed(registry)`` lists them; ``fallback=False`
 ``parameters``. Names are mapped to Gemini's rule (a letter or ``_`` first, then ``[A-Za-z0-9_.:-]``, 64 at
 most) and back. ``run`` takes a ``GenerateContentResponse``, a ``Content``, its ``parts`` or
 ``function_call``\\ s (objects or dicts) and returns one ``function_response`` part per call, in order; send them
-back as ``{"role": "user", "parts": results}``.
+back as ``{"role": "user", "parts": results}``. ``principal=`` says whom the export and the calls are for (see
+``mcptools.providers``).
 """
 
 from __future__ import annotations
@@ -16,17 +17,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from ._common import (
+    NOT_GIVEN,
     Call,
     NameRule,
     Outcome,
     Profiles,
-    Toolset,
-    acall_all,
-    call_all,
-    calls_container,
+    Provider,
+    Reader,
     items_of,
-    plain,
-    toolset,
 )
 
 if TYPE_CHECKING:
@@ -38,19 +36,45 @@ __all__ = ["arun", "relaxed", "run", "tools"]
 _NAMES: Final = NameRule("A-Za-z0-9_.:-", 64, first="A-Za-z_")
 _PROFILE: Final = Profiles("gemini", "gemini", "anthropic", _NAMES, relaxed_as="as parameters_json_schema")
 _AS_IS: Final = Profiles("gemini", "anthropic", None, _NAMES)
+_FORMS: Final = "a GenerateContentResponse, a Content, its parts, or function_call parts"
 
 
-def _toolset(registry: ToolRegistry, json_schema: bool, fallback: bool, principal: Principal | None) -> Toolset:
-    return toolset(registry, _AS_IS if json_schema else _PROFILE, fallback=fallback, principal=principal)
+def _unwrap(value: dict[str, Any]) -> list[Any]:
+    found: Any = value.get("content", value)  # a Candidate's content, or a Content
+    return items_of(found, ("parts",)) if isinstance(found, dict) and "parts" in found else [found]
+
+
+def _one(part: dict[str, Any]) -> Call | None:
+    call = part.get("function_call", part.get("functionCall"))
+    if call is None and "name" in part and ("args" in part or "id" in part):
+        call = part
+    return Call(call.get("id"), call.get("name"), call.get("args")) if isinstance(call, dict) else None
+
+
+_READ: Final = Reader("gemini", _FORMS, "candidates", _unwrap, _one, ("candidates", "content", "parts", "role"))
+
+
+def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
+    response: dict[str, Any] = {"name": call.name, "response": {"error" if outcome[1] else "result": outcome[0]}}
+    if call.id is not None:
+        response["id"] = call.id
+    return {"function_response": response}
+
+
+_GEMINI: Final = Provider("gemini", lambda json_schema: _AS_IS if json_schema else _PROFILE, _READ, _shape)
 
 
 def tools(
-    registry: ToolRegistry, *, json_schema: bool = False, fallback: bool = True, principal: Principal | None = None
+    registry: ToolRegistry,
+    *,
+    json_schema: bool = False,
+    fallback: bool = True,
+    principal: Principal | None = NOT_GIVEN,
 ) -> list[dict[str, Any]]:
     """The ``function_declarations`` of one ``types.Tool`` (``{"function_declarations": tools(registry)}``): the
-    tools ``registry`` serves now, those ``principal``'s scopes allow when one is given."""
+    tools ``registry`` serves now, those ``principal``'s scopes allow (``None``: every served tool)."""
     out: list[dict[str, Any]] = []
-    for entry in _toolset(registry, json_schema, fallback, principal).entries:
+    for entry in _GEMINI.toolset(registry, json_schema, fallback, principal).entries:
         declaration: dict[str, Any] = {"name": entry.name}
         if entry.description:
             declaration["description"] = entry.description
@@ -65,40 +89,15 @@ def tools(
 
 
 def relaxed(
-    registry: ToolRegistry, *, json_schema: bool = False, fallback: bool = True, principal: Principal | None = None
+    registry: ToolRegistry,
+    *,
+    json_schema: bool = False,
+    fallback: bool = True,
+    principal: Principal | None = NOT_GIVEN,
 ) -> dict[str, str]:
     """The served tools ``tools(...)`` with the same options sends as ``parameters_json_schema`` (or leaves out),
     each with the reason the Gemini profile could not take it."""
-    return _toolset(registry, json_schema, fallback, principal).relaxed()
-
-
-def _calls(calls: Any) -> list[Call]:
-    value: Any = calls_container(
-        calls, "gemini", "a GenerateContentResponse, a Content, its parts, or function_call parts"
-    )
-    if isinstance(value, dict):
-        if "candidates" in value:
-            candidates = value["candidates"]
-            value = plain(candidates[0]).get("content", {}) if candidates else {}
-        value = items_of(value, ("parts",)) if isinstance(value, dict) and "parts" in value else [value]
-    found: list[Call] = []
-    for raw in value if isinstance(value, list) else []:
-        part = plain(raw)
-        if not isinstance(part, dict):
-            continue
-        call = part.get("function_call", part.get("functionCall"))
-        if call is None and "name" in part and ("args" in part or "id" in part):
-            call = part
-        if isinstance(call, dict):
-            found.append(Call(call.get("id"), call.get("name"), call.get("args")))
-    return found
-
-
-def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
-    response: dict[str, Any] = {"name": call.name, "response": {"error" if outcome[1] else "result": outcome[0]}}
-    if call.id is not None:
-        response["id"] = call.id
-    return {"function_response": response}
+    return _GEMINI.relaxed(registry, json_schema, fallback, principal)
 
 
 def run(
@@ -107,16 +106,14 @@ def run(
     *,
     json_schema: bool = False,
     fallback: bool = True,
-    principal: Principal | None = None,
+    principal: Principal | None = NOT_GIVEN,
     repair: object = None,
 ) -> list[dict[str, Any]]:
     """Answer the ``function_call`` parts of one model turn: one ``function_response`` part per call, in order.
 
     ``json_schema``, ``fallback`` and ``principal`` must match the ``tools`` export (``principal`` is also the
     calls' ``Context.principal``)."""
-    found = _calls(calls)
-    outcomes = call_all(registry, _toolset(registry, json_schema, fallback, principal), found, repair, principal)
-    return [_shape(c, o) for c, o in zip(found, outcomes, strict=True)]
+    return _GEMINI.run(registry, calls, json_schema, fallback, principal, repair)
 
 
 async def arun(
@@ -125,11 +122,8 @@ async def arun(
     *,
     json_schema: bool = False,
     fallback: bool = True,
-    principal: Principal | None = None,
+    principal: Principal | None = NOT_GIVEN,
     repair: object = None,
 ) -> list[dict[str, Any]]:
     """``run`` for async code: the calls run concurrently (async tools awaited), results keep their order."""
-    found = _calls(calls)
-    toolset_ = _toolset(registry, json_schema, fallback, principal)
-    outcomes = await acall_all(registry, toolset_, found, repair, principal)
-    return [_shape(c, o) for c, o in zip(found, outcomes, strict=True)]
+    return await _GEMINI.arun(registry, calls, json_schema, fallback, principal, repair)

@@ -7,6 +7,7 @@ sent as it is with ``strict: false`` and its reason logged once (``relaxed(regis
 are mapped (``.`` to ``_``) and mapped back by ``run``. ``run`` takes a ``ChatCompletion``, its message, its
 ``tool_calls``, a Responses ``Response`` or its ``output`` (objects or dicts) and returns, per call, a
 ``{"role": "tool", ...}`` message (Chat Completions) or a ``function_call_output`` item (Responses).
+``principal=`` says whom the export and the calls are for (see ``mcptools.providers``).
 """
 
 from __future__ import annotations
@@ -15,17 +16,14 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from .._errors import UsageError
 from ._common import (
+    NOT_GIVEN,
+    TOOL_NAMES,
     Call,
-    NameRule,
     Outcome,
     Profiles,
-    Toolset,
-    acall_all,
-    call_all,
-    calls_container,
+    Provider,
+    Reader,
     items_of,
-    plain,
-    toolset,
 )
 
 if TYPE_CHECKING:
@@ -34,13 +32,42 @@ if TYPE_CHECKING:
 
 __all__ = ["arun", "relaxed", "run", "tools"]
 
-_NAMES: Final = NameRule("A-Za-z0-9_-", 64)
-_STRICT: Final = Profiles("openai", "openai", "anthropic", _NAMES)
-_AS_IS: Final = Profiles("openai", "anthropic", None, _NAMES)
+_STRICT: Final = Profiles("openai", "openai", "anthropic", TOOL_NAMES)
+_AS_IS: Final = Profiles("openai", "anthropic", None, TOOL_NAMES)
+_FORMS: Final = "a ChatCompletion, a Choice, its message, its tool_calls, a Responses response or its output"
 
 
-def _toolset(registry: ToolRegistry, strict: bool, fallback: bool, principal: Principal | None) -> Toolset:
-    return toolset(registry, _STRICT if strict else _AS_IS, fallback=fallback, principal=principal)
+def _unwrap(value: dict[str, Any]) -> list[Any]:
+    if "message" in value:  # a Choice
+        value = value["message"]
+        if not isinstance(value, dict):
+            raise UsageError(f"openai.run(): a choice's message must be an object; got {type(value).__name__}")
+    if "tool_calls" in value or "output" in value or "role" in value:
+        return items_of(value, ("tool_calls", "output"))
+    return [value]
+
+
+def _one(item: dict[str, Any]) -> Call | None:
+    """A Chat Completions tool call, or a Responses ``function_call`` item (``form``: "responses")."""
+    if isinstance(item.get("function"), dict):
+        function = item["function"]
+        return Call(item.get("id"), function.get("name"), function.get("arguments"))
+    if item.get("type") == "function_call":
+        return Call(item.get("call_id"), item.get("name"), item.get("arguments"), "responses")
+    return None
+
+
+_READ: Final = Reader("openai", _FORMS, "choices", _unwrap, _one, ("choices", "message", "tool_calls", "output"))
+
+
+def _shape(call: Call, outcome: Outcome) -> dict[str, Any]:
+    # Chat Completions' tool message has no error flag: the text says "Invalid arguments: ..." and so on.
+    if call.form == "responses":
+        return {"type": "function_call_output", "call_id": call.id, "output": outcome[0]}
+    return {"role": "tool", "tool_call_id": call.id, "content": outcome[0]}
+
+
+_OPENAI: Final = Provider("openai", lambda strict: _STRICT if strict else _AS_IS, _READ, _shape)
 
 
 def tools(
@@ -49,17 +76,17 @@ def tools(
     api: Literal["chat", "responses"] = "chat",
     strict: bool = True,
     fallback: bool = True,
-    principal: Principal | None = None,
+    principal: Principal | None = NOT_GIVEN,
 ) -> list[dict[str, Any]]:
     """The ``tools`` parameter for ``chat.completions.create`` (``api="chat"``) or ``responses.create``: the
-    tools ``registry`` serves now, those ``principal``'s scopes allow when one is given.
+    tools ``registry`` serves now, those ``principal``'s scopes allow (``None``: every served tool).
 
     With ``strict``, a tool whose schema strict mode cannot take is sent with ``strict: false`` (its reason
     logged once and in ``relaxed()``), or left out with ``fallback=False``."""
     if api not in ("chat", "responses"):
         raise UsageError(f"tools(..., api={api!r}): api is 'chat' or 'responses'")
     out: list[dict[str, Any]] = []
-    for entry in _toolset(registry, strict, fallback, principal).entries:
+    for entry in _OPENAI.toolset(registry, strict, fallback, principal).entries:
         function: dict[str, Any] = {"name": entry.name}
         if entry.description:
             function["description"] = entry.description
@@ -70,45 +97,11 @@ def tools(
 
 
 def relaxed(
-    registry: ToolRegistry, *, strict: bool = True, fallback: bool = True, principal: Principal | None = None
+    registry: ToolRegistry, *, strict: bool = True, fallback: bool = True, principal: Principal | None = NOT_GIVEN
 ) -> dict[str, str]:
-    """The served tools ``tools(...)`` with the same options does not send strict, each with the reason."""
-    return _toolset(registry, strict, fallback, principal).relaxed()
-
-
-def _calls(calls: Any) -> list[tuple[Call, bool]]:
-    """(call, is it a Responses item) for each tool call in whatever form the SDK handed over."""
-    value: Any = calls_container(
-        calls, "openai", "a ChatCompletion, a Choice, its message, its tool_calls, a Responses response or its output"
-    )
-    if isinstance(value, dict):
-        if isinstance(value.get("message"), dict) and "choices" not in value:  # a Choice
-            value = value["message"]
-        if "choices" in value:
-            choices = value["choices"]
-            value = plain(choices[0]).get("message", {}) if choices else {}
-        if isinstance(value, dict) and ("tool_calls" in value or "output" in value or "role" in value):
-            value = items_of(value, ("tool_calls", "output"))
-        else:
-            value = [value]
-    found: list[tuple[Call, bool]] = []
-    for raw in value if isinstance(value, list) else []:
-        item = plain(raw)
-        if not isinstance(item, dict):
-            continue
-        if isinstance(item.get("function"), dict):
-            function = item["function"]
-            found.append((Call(item.get("id"), function.get("name"), function.get("arguments")), False))
-        elif item.get("type") == "function_call":
-            found.append((Call(item.get("call_id"), item.get("name"), item.get("arguments")), True))
-    return found
-
-
-def _shape(call: Call, responses: bool, outcome: Outcome) -> dict[str, Any]:
-    # Chat Completions' tool message has no error flag: the text says "Invalid arguments: ..." and so on.
-    if responses:
-        return {"type": "function_call_output", "call_id": call.id, "output": outcome[0]}
-    return {"role": "tool", "tool_call_id": call.id, "content": outcome[0]}
+    """The served tools ``tools(...)`` with the same options does not send strict (or leaves out), each with the
+    reason."""
+    return _OPENAI.relaxed(registry, strict, fallback, principal)
 
 
 def run(
@@ -117,7 +110,7 @@ def run(
     *,
     strict: bool = True,
     fallback: bool = True,
-    principal: Principal | None = None,
+    principal: Principal | None = NOT_GIVEN,
     repair: object = None,
 ) -> list[dict[str, Any]]:
     """Answer the tool calls of one model turn; one message (or Responses item) per call, in order.
@@ -127,10 +120,7 @@ def run(
     ``Context.principal``); ``repair`` is the registry's ``repair=`` option for these calls (``None``: the
     registry's own).
     """
-    found = _calls(calls)
-    toolset_ = _toolset(registry, strict, fallback, principal)
-    outcomes = call_all(registry, toolset_, [c for c, _ in found], repair, principal)
-    return [_shape(call, responses, outcome) for (call, responses), outcome in zip(found, outcomes, strict=True)]
+    return _OPENAI.run(registry, calls, strict, fallback, principal, repair)
 
 
 async def arun(
@@ -139,11 +129,8 @@ async def arun(
     *,
     strict: bool = True,
     fallback: bool = True,
-    principal: Principal | None = None,
+    principal: Principal | None = NOT_GIVEN,
     repair: object = None,
 ) -> list[dict[str, Any]]:
     """``run`` for async code: the calls run concurrently (async tools awaited), results keep their order."""
-    found = _calls(calls)
-    toolset_ = _toolset(registry, strict, fallback, principal)
-    outcomes = await acall_all(registry, toolset_, [c for c, _ in found], repair, principal)
-    return [_shape(call, responses, outcome) for (call, responses), outcome in zip(found, outcomes, strict=True)]
+    return await _OPENAI.arun(registry, calls, strict, fallback, principal, repair)
