@@ -19,7 +19,10 @@ and ``serve`` directly (``mcptools._transports.asgi``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, final
 
 from .._call import Mode
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
     from .._protocol.engine import Engine
     from ..auth import Principal
 
-__all__ = ["Transport", "TransportStream", "serve_connection"]
+__all__ = ["Transport", "TransportStream", "serve_connection", "until_stopped"]
 
 logger = logging.getLogger("mcptools")
 
@@ -169,3 +172,21 @@ async def serve_connection(
     if running:
         await asyncio.gather(*running, return_exceptions=True)
     await transport.close()
+
+
+async def until_stopped(serving: Coroutine[Any, Any, None]) -> None:
+    """Run a transport's ``serving`` to its end, or until SIGTERM: then it is cancelled, so running calls stop
+    and the lifespan it entered closes before the process exits (Python's default for SIGTERM is to die on the
+    spot, lifespan and all). Every transport that owns its process runs under this."""
+    task = asyncio.ensure_future(serving)
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows, or not the main thread
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGTERM)

@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
 import stat
 import sys
 import threading
@@ -32,7 +31,7 @@ from .._jsonrpc import RequestId
 from .._protocol.engine import Engine
 from .._protocol.session import QUESTION_TIMEOUT, Session
 from .._protocol.wire import ParseFailure, encode_message
-from .loop import Outgoing, serve_connection
+from .loop import Outgoing, serve_connection, until_stopped
 
 if TYPE_CHECKING:
     from .._protocol.engine import Served
@@ -319,7 +318,11 @@ def serve_stdio(
     run = _runner(stack)
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            run(_serve_until_stopped(registry, protocol, question_timeout))
+            run(
+                until_stopped(
+                    serve_stdio_async(registry, sys.stdin.buffer, protocol, question_timeout=question_timeout)
+                )
+            )
         except KeyboardInterrupt:
             return 130
         except BrokenPipeError:
@@ -342,22 +345,3 @@ def _runner(stack: str) -> Callable[[Coroutine[Any, Any, None]], None]:
         else:
             return uvloop.run
     return asyncio.run
-
-
-async def _serve_until_stopped(registry: Served, protocol: BinaryIO, question_timeout: float) -> None:
-    """``serve_stdio_async``, ended cleanly by SIGTERM: the serving task is cancelled, so running calls stop and
-    the lifespan closes before the process exits (Python's default for SIGTERM is to die on the spot)."""
-    serving = asyncio.ensure_future(
-        serve_stdio_async(registry, sys.stdin.buffer, protocol, question_timeout=question_timeout)
-    )
-    loop = asyncio.get_running_loop()
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows, or not the main thread
-        loop.add_signal_handler(signal.SIGTERM, serving.cancel)
-    try:
-        await serving
-    except asyncio.CancelledError:
-        if not serving.cancelled():
-            raise
-    finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGTERM)
