@@ -30,7 +30,7 @@ from ._errors import UsageError
 from ._protocol.session import QUESTION_TIMEOUT
 from ._transports.asgi_answers import RECONNECT_TIMEOUT
 from ._transports.asgi_sessions import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT
-from ._transports.http_rules import HostRules
+from ._transports.http_rules import HostRules, is_endpoint_path
 from .auth import AuthSettings  # at run time: the settings' annotations are read (get_type_hints) to build the CLI
 
 __all__ = [
@@ -379,7 +379,7 @@ def _check_values(resolved: dict[str, Any], options: Mapping[str, tuple[Option, 
     except UsageError as exc:
         raise UsageError(f"{_spelled('allowed_hosts', flags)}: {exc}") from None
     path = resolved["path"]
-    if path is not None and (not path.startswith("/") or any(c in path for c in "?# \t")):
+    if path is not None and not is_endpoint_path(path):
         raise UsageError(f"{_spelled('path', flags)} must be a URL path starting with '/' (e.g. /mcp), got {path!r}")
 
 

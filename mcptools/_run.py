@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ._errors import UsageError
 from ._options import TRANSPORTS, WORKER_ENV, resolve, to_worker
 from ._protocol.state import SECRET_ENV
-from ._transports.asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
+from ._transports.asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp
 from ._transports.stdio import serve_stdio
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def app_for(registry: Served, options: Mapping[str, Any], transport: str = "http
     auth = _token_auth(options)
     stateless = options["stateless"] or options["workers"] > 1
     paths = {**_DEFAULT_PATHS, transport: options["path"] or _DEFAULT_PATHS[transport]}
-    streamable = create_app(
+    streamable = StreamableHTTPApp(
         registry,
         path=paths["http"],
         allowed_hosts=hosts,

@@ -84,13 +84,13 @@ def test_official_client_over_http_is_told_of_changes(mode: str) -> None:
     import uvicorn
 
     from mcptools._target import load_registry
-    from mcptools._transports import create_app
+    from mcptools._transports import StreamableHTTPApp
 
     # A fresh copy of the example per test: the tools change the registry.
     registry = load_registry(str(EXAMPLE))
     port = _free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(registry), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+        uvicorn.Config(StreamableHTTPApp(registry), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

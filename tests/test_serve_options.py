@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ import pytest
 
 from mcptools import ToolRegistry, UsageError
 from mcptools._options import resolve
+from mcptools._transports import StreamableHTTPApp
+from mcptools._transports.sse import SSEApp
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,3 +124,21 @@ def test_several_workers_with_nothing_to_load_them_from_is_a_usage_error() -> No
     pytest.importorskip("uvicorn")
     with pytest.raises(UsageError, match=r"^registry.run: workers > 1 needs a TARGET the workers can import"):
         registry().run("http", workers=2, port=0)
+
+
+@pytest.mark.parametrize(
+    ("build", "expected"),
+    [
+        (lambda r: StreamableHTTPApp(r, path="mcp"), "StreamableHTTPApp: path must be a URL path starting with '/'"),
+        (lambda r: StreamableHTTPApp(r, max_body_bytes=-1), "StreamableHTTPApp: max_body_bytes must be a number"),
+        (lambda r: StreamableHTTPApp(r, session_idle_seconds=0), "StreamableHTTPApp: session_idle_seconds must be"),
+        (lambda r: SSEApp(r, message_path="messages"), "SSEApp: message_path must be a URL path starting with '/'"),
+        (lambda r: SSEApp(r, keepalive_seconds=0), "SSEApp: keepalive_seconds must be a number above 0, got 0"),
+    ],
+)
+def test_a_mounted_app_refuses_its_own_bad_settings_when_built(
+    build: Callable[[ToolRegistry], object], expected: str
+) -> None:
+    # Accepted, each of these would answer every request with 404 or 413, or end sessions before their first use.
+    with pytest.raises(UsageError, match="^" + re.escape(expected)):
+        build(registry())

@@ -20,7 +20,7 @@ import pytest
 import mcptools
 from mcptools._stubgen import StubgenError, fetch_tools, generate_stubs, stubgen_main
 from mcptools._target import load_registry
-from mcptools._transports import create_app
+from mcptools._transports import StreamableHTTPApp
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,7 +92,7 @@ def _serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, 
 
 @pytest.fixture
 def weather_server() -> Iterator[str]:
-    bridge = _AsgiBridge(create_app(load_registry(str(ROOT / "examples" / "weather.py"))))
+    bridge = _AsgiBridge(StreamableHTTPApp(load_registry(str(ROOT / "examples" / "weather.py"))))
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:

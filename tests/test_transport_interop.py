@@ -25,7 +25,7 @@ from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from mcptools._target import load_registry  # noqa: E402
-from mcptools._transports import create_app  # noqa: E402
+from mcptools._transports import StreamableHTTPApp  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "everything_server.py"
 MODES = ["legacy", "auto"]
@@ -120,7 +120,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
     port = _free_port()
-    app = create_app(load_registry(str(EXAMPLE)))
+    app = StreamableHTTPApp(load_registry(str(EXAMPLE)))
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

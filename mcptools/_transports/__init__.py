@@ -6,7 +6,7 @@ itself. Loading a TARGET and the ``serve`` command live with the CLI
 
 from __future__ import annotations
 
-from .asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp, create_app
+from .asgi import DEFAULT_ALLOWED_HOSTS, StreamableHTTPApp
 from .loop import Transport, serve_connection
 from .memory import MemoryConnection
 from .mount import mount
@@ -20,7 +20,6 @@ __all__ = [
     "StreamableHTTPApp",
     "Transport",
     "claim_stdout",
-    "create_app",
     "serve_connection",
     "mount",
     "serve_stdio",

@@ -79,13 +79,13 @@ from .asgi_sessions import (
     SessionTable,
     owner_of,
 )
-from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, accepts, is_json_content_type
+from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, accepts, check_app_settings, is_json_content_type
 from .streams import parse_event_id, sse_event
 
 if TYPE_CHECKING:
     from .._protocol.engine import Served
 
-__all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp", "create_app"]
+__all__ = ["DEFAULT_ALLOWED_HOSTS", "StreamableHTTPApp"]
 
 logger = logging.getLogger("mcptools.http")
 
@@ -137,6 +137,17 @@ class StreamableHTTPApp:
         auth: AuthSettings | None = None,
         json_response: bool = False,
     ) -> None:
+        check_app_settings(
+            "StreamableHTTPApp",
+            {"path": path},
+            max_body_bytes=max_body_bytes,
+            retry_ms=retry_ms,
+            max_sessions=max_sessions,
+            max_sessions_per_client=max_sessions_per_client,
+            session_idle_seconds=session_idle_seconds,
+            timeout_question=timeout_question,
+            timeout_reconnect=timeout_reconnect,
+        )
         self.engine = engine if engine is not None else registry.engine
         # Every POST answered with one JSON body (the peers' json_response=True): no event stream, so a tool's
         # progress and logs are not sent, and it cannot ask the client anything.
@@ -547,8 +558,3 @@ def _end_at_expiry(principal: Principal | None, session: Session) -> asyncio.Tim
         return None
     delay = max(principal.expires_at - time.time(), 0.0)
     return asyncio.get_running_loop().call_later(delay, lambda: session.close(cancel_running=False))
-
-
-def create_app(registry: Served, **options: Any) -> StreamableHTTPApp:
-    """The Streamable HTTP ASGI app for ``registry``; ``options`` as for ``StreamableHTTPApp``."""
-    return StreamableHTTPApp(registry, **options)

@@ -209,3 +209,20 @@ def decode_param_header(value: str) -> str | None:
         except (binascii.Error, ValueError):
             return None
     return value
+
+
+def is_endpoint_path(path: object) -> bool:
+    """A path an endpoint can be served at: it starts with ``/`` and holds no query, fragment or blank."""
+    return type(path) is str and path.startswith("/") and not any(c in path for c in "?# \t")
+
+
+def check_app_settings(where: str, paths: dict[str, object], **limits: float) -> None:
+    """An HTTP app's own settings, refused when built rather than by every request after: a path that is not
+    one (``path="mcp"`` would answer 404 to everything), a limit that is not a number above 0 (413 to every
+    body, a session expired before its first use)."""
+    for name, path in paths.items():
+        if not is_endpoint_path(path):
+            raise UsageError(f"{where}: {name} must be a URL path starting with '/' (e.g. '/mcp'), got {path!r}")
+    for name, value in limits.items():
+        if type(value) not in (int, float) or not value > 0:
+            raise UsageError(f"{where}: {name} must be a number above 0, got {value!r}")

@@ -59,7 +59,7 @@ from .asgi_io import (
 )
 from .asgi_lifespan import serve_lifespan
 from .asgi_sessions import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, owner_of
-from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, is_json_content_type
+from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, check_app_settings, is_json_content_type
 from .loop import Outgoing, serve_connection
 
 if TYPE_CHECKING:
@@ -172,6 +172,15 @@ class SSEApp:
         engine: Engine | None = None,
         auth: AuthSettings | None = None,
     ) -> None:
+        check_app_settings(
+            "SSEApp",
+            {"path": path, "message_path": message_path},
+            max_body_bytes=max_body_bytes,
+            max_sessions=max_sessions,
+            max_sessions_per_client=max_sessions_per_client,
+            timeout_question=timeout_question,
+            keepalive_seconds=keepalive_seconds,
+        )
         self._registry = registry
         self.engine = engine if engine is not None else registry.engine
         self.path = path
