@@ -13,29 +13,23 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, final
 
 from mcptools._call import Mode
-from mcptools._errors import ProtocolError
-from mcptools._jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
 from mcptools._protocol.engine import Engine
 from mcptools._protocol.revisions import (
     LATEST,
     LEGACY,
-    META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
 )
 from mcptools._protocol.session import Send, Session
+from mcptools._transports.memory import OnRequest, answer_question, initialize_params, stateless_params
 
 if TYPE_CHECKING:
     from mcptools._protocol.engine import Served
 
 __all__ = ["MemoryClient", "Stream"]
 
-OnRequest = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 _CLIENT_INFO: Final = {"name": "mcptools-memory-client", "version": "0"}
 
 
@@ -113,28 +107,7 @@ class MemoryClient:
         if "id" not in message:
             self.notifications.append(message)
             return
-        if self.on_request is None:
-            reply: dict[str, Any] = {
-                "jsonrpc": "2.0",
-                "id": message["id"],
-                "error": {"code": METHOD_NOT_FOUND, "message": "no handler"},
-            }
-        else:
-            try:
-                result = await self.on_request(message["method"], message.get("params") or {})
-                reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-            except ProtocolError as problem:
-                reply = {
-                    "jsonrpc": "2.0",
-                    "id": message["id"],
-                    "error": {"code": problem.code, "message": problem.message},
-                }
-            except Exception as exc:
-                reply = {
-                    "jsonrpc": "2.0",
-                    "id": message["id"],
-                    "error": {"code": INTERNAL_ERROR, "message": str(exc)},
-                }
+        reply = await answer_question(self.on_request, message)
         # Answer after the current send returns, as a real client would over the wire.
         asyncio.get_running_loop().call_soon(self._deliver, reply)
 
@@ -152,17 +125,9 @@ class MemoryClient:
 
     async def initialize(self, protocol_version: str = LEGACY[0]) -> dict[str, Any] | None:
         """The 2025 handshake: ``initialize`` then ``notifications/initialized``."""
+        params = initialize_params(protocol_version, self.capabilities, self.client_info)
         response = await self.send_raw(
-            {
-                "jsonrpc": "2.0",
-                "id": next(self._ids),
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": protocol_version,
-                    "capabilities": self.capabilities,
-                    "clientInfo": self.client_info,
-                },
-            }
+            {"jsonrpc": "2.0", "id": next(self._ids), "method": "initialize", "params": params}
         )
         await self.send_raw({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return response
@@ -197,16 +162,13 @@ class MemoryClient:
         sink: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any] | None:
         """A 2026-07-28 request: ``_meta`` carries the revision and capabilities, nothing is remembered."""
-        full_meta: dict[str, Any] = {
-            META_PROTOCOL_VERSION: protocol_version,
-            META_CLIENT_CAPABILITIES: dict(capabilities if capabilities is not None else self.capabilities),
-            META_CLIENT_INFO: self.client_info,
-        }
-        if log_level is not None:
-            full_meta[META_LOG_LEVEL] = log_level
-        if meta is not None:
-            full_meta.update(meta)
-        body = dict(params) if params is not None else {}
-        body["_meta"] = {**body.get("_meta", {}), **full_meta}
+        body = stateless_params(
+            params,
+            capabilities=capabilities if capabilities is not None else self.capabilities,
+            client_info=self.client_info,
+            protocol_version=protocol_version,
+            log_level=log_level,
+            meta=meta,
+        )
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": body}
         return await self.engine.handle(message, Session(peer="memory"), self._stream(sink), Mode.STATELESS)

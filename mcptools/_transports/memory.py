@@ -34,7 +34,7 @@ from .loop import Outgoing, serve_connection
 if TYPE_CHECKING:
     from .._protocol.engine import Served
 
-__all__ = ["MemoryConnection"]
+__all__ = ["MemoryConnection", "OnRequest", "answer_question", "initialize_params", "stateless_params"]
 
 OnRequest = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 _CLIENT_INFO: Final = {"name": "mcptools-memory-client", "version": "0"}
@@ -155,17 +155,7 @@ class MemoryConnection:
 
     async def _reply(self, request: dict[str, Any]) -> None:
         """Answer one of the server's questions through ``on_request``."""
-        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
-        if self.on_request is None:
-            reply["error"] = {"code": METHOD_NOT_FOUND, "message": "no handler"}
-        else:
-            try:
-                reply["result"] = await self.on_request(request["method"], request.get("params") or {})
-            except ProtocolError as problem:
-                reply["error"] = {"code": problem.code, "message": problem.message}
-            except Exception as exc:
-                reply["error"] = {"code": INTERNAL_ERROR, "message": str(exc)}
-        self._inbox.put_nowait(reply)
+        self._inbox.put_nowait(await answer_question(self.on_request, request))
 
     # -- what the client sends ------------------------------------------------------------------------------
 
@@ -193,11 +183,7 @@ class MemoryConnection:
 
     async def initialize(self, protocol_version: str = LEGACY[0]) -> dict[str, Any] | None:
         """The 2025 handshake: ``initialize`` then ``notifications/initialized``."""
-        params = {
-            "protocolVersion": protocol_version,
-            "capabilities": self.capabilities,
-            "clientInfo": self.client_info,
-        }
+        params = initialize_params(protocol_version, self.capabilities, self.client_info)
         response = await self.send({"jsonrpc": "2.0", "id": self.next_id(), "method": "initialize", "params": params})
         await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return response
@@ -221,13 +207,56 @@ class MemoryConnection:
         sink: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any] | None:
         """A 2026-07-28 request: ``_meta`` carries the revision and capabilities, nothing is remembered."""
-        meta: dict[str, Any] = {
-            META_PROTOCOL_VERSION: LATEST,
-            META_CLIENT_CAPABILITIES: dict(capabilities if capabilities is not None else self.capabilities),
-            META_CLIENT_INFO: self.client_info,
-        }
-        if log_level is not None:
-            meta[META_LOG_LEVEL] = log_level
-        body = dict(params) if params is not None else {}
-        body["_meta"] = {**body.get("_meta", {}), **meta}
+        caps = capabilities if capabilities is not None else self.capabilities
+        body = stateless_params(params, capabilities=caps, client_info=self.client_info, log_level=log_level)
         return await self.send({"jsonrpc": "2.0", "id": self.next_id(), "method": method, "params": body}, sink=sink)
+
+
+# -- the client's side of the protocol, shared with the engine tests' raw harness (tests/memory_support.py) ----
+
+
+async def answer_question(on_request: OnRequest | None, request: dict[str, Any]) -> dict[str, Any]:
+    """The client's reply to a server's question: ``on_request``'s result, or the error it raised (a
+    ``ProtocolError`` keeps its code; anything else is an internal error; no handler is method-not-found)."""
+    reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
+    if on_request is None:
+        reply["error"] = {"code": METHOD_NOT_FOUND, "message": "no handler"}
+        return reply
+    try:
+        reply["result"] = await on_request(request["method"], request.get("params") or {})
+    except ProtocolError as problem:
+        reply["error"] = {"code": problem.code, "message": problem.message}
+    except Exception as exc:
+        reply["error"] = {"code": INTERNAL_ERROR, "message": str(exc)}
+    return reply
+
+
+def initialize_params(
+    protocol_version: str, capabilities: Mapping[str, Any], client_info: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The 2025 handshake's ``initialize`` params."""
+    return {"protocolVersion": protocol_version, "capabilities": capabilities, "clientInfo": client_info}
+
+
+def stateless_params(
+    params: Mapping[str, Any] | None,
+    *,
+    capabilities: Mapping[str, Any],
+    client_info: Mapping[str, Any],
+    protocol_version: str = LATEST,
+    log_level: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A 2026-07-28 request's params: its ``_meta`` carries the revision, the capabilities and the client."""
+    full_meta: dict[str, Any] = {
+        META_PROTOCOL_VERSION: protocol_version,
+        META_CLIENT_CAPABILITIES: dict(capabilities),
+        META_CLIENT_INFO: client_info,
+    }
+    if log_level is not None:
+        full_meta[META_LOG_LEVEL] = log_level
+    if meta is not None:
+        full_meta.update(meta)
+    body = dict(params) if params is not None else {}
+    body["_meta"] = {**body.get("_meta", {}), **full_meta}
+    return body
