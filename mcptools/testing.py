@@ -335,18 +335,24 @@ class SyncClient:
         self._loop = self._thread = None
 
     def list_tools(self) -> list[dict[str, Any]]:
+        """The tools a client sees (``tools/list``, every page), as the wire's dicts."""
         return self._run(self.client.list_tools())
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
+        """Call ``name`` as a client does (``tools/call``): the result, an error result for bad arguments or a
+        failing tool, as the model would read it (``.text``, ``.is_error``, ``.data``, ``.structured_content``)."""
         return self._run(self.client.call_tool(name, arguments))
 
     def ping(self) -> None:
+        """``ping``: raises ``ProtocolError`` if the server does not answer it."""
         self._run(self.client.ping())
 
     @property
     def notifications(self) -> list[dict[str, Any]]:
+        """Every notification the server sent (progress, logs, list changes), in order."""
         return self.client.notifications
 
     @property
     def tool_list_changes(self) -> int:
+        """How many ``notifications/tools/list_changed`` arrived."""
         return self.client.tool_list_changes

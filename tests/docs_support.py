@@ -42,7 +42,18 @@ README = ROOT / "README.md"
 
 # Programs a shell block may name besides mcptools and pip: what a reader runs to set up, never our code.
 SHELL_PROGRAMS = frozenset(
-    {"python3", "python", ".venv/bin/python", ".venv/bin/pytest", "uvicorn", "npx", "claude", "openssl", "export"}
+    {
+        "python3",
+        "python",
+        ".venv/bin/python",
+        ".venv/bin/pytest",
+        "uvicorn",
+        "npx",
+        "claude",
+        "openssl",
+        "export",
+        "source",
+    }
 )
 NOT_CODE = frozenset({"text"})
 
