@@ -4,15 +4,18 @@
 drivers that run them (``drive`` and ``drive_sync``). These tests fail when a third road appears: the pipeline
 imported by a module other than the engine (the bare ``call_tool`` contract shares only its result builders), a
 stage called from anywhere but its driver (by name or through a module alias), a coroutine stepped by hand, a
-call reaching the pipeline over any entry (``handle``, ``handle_async``, the memory connection, stateless HTTP)
-other than through routing and a driver, or a walk of one call that climbs back up the layers (the pipeline
-calling into the engine that called it).
+call reaching the pipeline over any entry (``handle``, ``handle_async``, the memory connection, stdio,
+stateless HTTP; with middleware and without) other than through routing and a driver, or a walk of one call that
+climbs back up the layers (the pipeline calling into the engine that called it). An import by name
+(``importlib``) counts as an import, and ``getattr(c, "send")`` as stepping.
 """
 
 from __future__ import annotations
 
 import ast
 import asyncio
+import io
+import json
 import sys
 from pathlib import Path
 from types import FrameType
@@ -23,6 +26,7 @@ import pytest
 
 import mcptools
 from mcptools import Context, Middleware, StreamableHTTPApp, ToolCall, ToolRegistry
+from mcptools._transports.stdio import serve_stdio_async
 from mcptools.middleware import CallNext, CallResult
 from mcptools.testing import Client
 
@@ -94,6 +98,9 @@ def _pipeline_importers(path: Path) -> list[tuple[int, list[str]]]:
             whole = [alias.name for alias in node.names if alias.name.endswith("_pipeline")]
             if whole:
                 found.append((node.lineno, whole))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith("._pipeline"):
+            # importlib.import_module("mcptools._pipeline"), __import__, sys.modules[...]: an import all the same.
+            found.append((node.lineno, ["_pipeline"]))
     return found
 
 
@@ -143,6 +150,13 @@ def _hand_steps(path: Path) -> list[str]:
             and id(node) not in awaited
         ):
             problems.append(f"{path.name}:{node.lineno}: steps something with .{node.func.attr}()")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and any(isinstance(arg, ast.Constant) and arg.value in ("send", "throw") for arg in node.args[1:2])
+        ):
+            problems.append(f"{path.name}:{node.lineno}: reaches for .{node.args[1].value}() by name")  # type: ignore[attr-defined]
     return problems
 
 
@@ -157,7 +171,8 @@ def test_the_detectors_find_what_they_look_for(tmp_path: Path) -> None:
     stepped = tmp_path / "stepped.py"
     stepped.write_text(
         "def drive(c):\n    c.send(None)\n    c.throw(ValueError())\n    next(c.__await__())\n    return c.cr_frame\n"
-        "async def fine(transport):\n    await transport.send({})\n",
+        "async def fine(transport):\n    await transport.send({})\n"
+        "def sneaky(c):\n    getattr(c, 'send')(None)\n",
         encoding="utf-8",
     )
     assert sorted(_hand_steps(stepped)) == [
@@ -165,6 +180,7 @@ def test_the_detectors_find_what_they_look_for(tmp_path: Path) -> None:
         "stepped.py:3: steps something with .throw()",
         "stepped.py:4: reaches for __await__",
         "stepped.py:5: reads cr_frame",
+        "stepped.py:9: reaches for .send() by name",
     ]
     second = tmp_path / "second.py"
     second.write_text("from ._pipeline import prepare\ndef my_driver(call):\n    prepare(call)\n", encoding="utf-8")
@@ -175,6 +191,9 @@ def test_the_detectors_find_what_they_look_for(tmp_path: Path) -> None:
     assert _imports_pipeline_stages(aliased)["stages.invoke"] == "invoke"
     assert ("stages.invoke", "my_driver", 3) in _calls(aliased)
     assert _pipeline_importers(aliased) == [(1, ["_pipeline"])]
+    dynamic = tmp_path / "dynamic.py"
+    dynamic.write_text("import importlib\nstages = importlib.import_module('mcptools._pipeline')\n")
+    assert _pipeline_importers(dynamic) == [(2, ["_pipeline"])]
 
 
 # -- the walk of one call ----------------------------------------------------------------------------------
@@ -323,13 +342,25 @@ def _over_handle(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -
     registry.handle(message)
 
 
-@pytest.mark.parametrize("entry", [_over_handle, _over_handle_async, _over_memory, _over_http])
+def _over_stdio(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    stdout = io.BytesIO()
+    stdin = io.BytesIO(json.dumps(message).encode() + b"\n")
+    asyncio.run(asyncio.wait_for(serve_stdio_async(registry, stdin, stdout), 10))
+    assert b'"result"' in stdout.getvalue(), stdout.getvalue()
+
+
+@pytest.mark.parametrize("middleware", [False, True], ids=["bare", "middleware"])
+@pytest.mark.parametrize("entry", [_over_handle, _over_handle_async, _over_memory, _over_stdio, _over_http])
 @pytest.mark.parametrize(("name", "arguments"), [("weather", {"location": "Lima"}), ("asks", {})])
 def test_every_entry_reaches_the_pipeline_only_through_routing_and_a_driver(
-    entry: Any, name: str, arguments: dict[str, Any]
+    entry: Any, name: str, arguments: dict[str, Any], middleware: bool
 ) -> None:
+    # Walked bare too: a second driver that defers to the engine whenever middleware is present would pass a
+    # walk made only with middleware, on the road most calls take.
     registry = _registry()
-    registry.use(Passing())
+    if middleware:
+        registry.use(Passing())
     entries = _pipeline_entries(lambda: entry(registry, name, arguments))
     # The engine routes and hands the call to a driver; the middleware chain calls back the step the driver gave
     # it. drive_sync hands a call needing a loop to drive on the thread's kept loop (a task: asyncio enters it).
