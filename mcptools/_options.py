@@ -255,13 +255,22 @@ def _unknown(
 def check_defaults(settings: Mapping[str, Any], where: str, own: Iterable[str] = ()) -> dict[str, Any]:
     """Serving settings given to ``ToolRegistry(...)``: an unknown one is a ``UsageError`` naming the known ones
     (``own``: the constructor's own keywords, named too), a peer's setting with no meaning here is logged once and
-    dropped, the rest are kept as ``run()``'s defaults (their values are checked by ``resolve``, when the
-    transport is known)."""
+    dropped, a value of the wrong type or out of range is refused here, and the rest are kept as ``run()``'s
+    defaults (checked together by ``resolve`` once the transport is known)."""
     options = _options()
     problem = _unknown(settings, options, "setting", own)
     if problem is not None:
         raise UsageError(f"{where}: {problem}")
-    return _without_ignored(settings, options, where)
+    kept = _without_ignored(settings, options, where)
+    for key, value in kept.items():
+        # Refused here, where the wrong value was written, rather than by a later run() that did not write it.
+        checked = value.upper() if key == "log_level" and isinstance(value, str) else value
+        if key != "auth":  # auth= has its own message, in _check_values, naming what carries over
+            try:
+                _check_value(key, checked, options[key][1], flags=False)
+            except UsageError as exc:
+                raise UsageError(f"{where}: {exc}") from None
+    return kept
 
 
 def _without_ignored(
@@ -317,9 +326,12 @@ def resolve(
 def _not_for(transport: str, given: list[str], flags: bool) -> str:
     verb, them = ("applies", "it") if len(given) == 1 else ("apply", "them")
     names = ", ".join(_spelled(key, flags) for key in given)
+    takers = _options()[given[0]][0].transports
+    named = " and ".join(sorted(takers))
     if transport != "stdio":  # no option is yet; a new transport's own options would be
-        takers = " and ".join(sorted(_options()[given[0]][0].transports))
-        return f"{names} {verb} to {takers} only; leave {them} out for {transport}"
+        return f"{names} {verb} to {named} only; leave {them} out for {transport}"
+    if takers != HTTP:  # a transport's own option: name its transports as they are
+        return f"{names} {verb} to {named} only; pass one of them as the transport or leave {them} out for stdio"
     if flags:
         return f"{names} {verb} to HTTP only; add --http (or --transport sse) or leave {them} out for stdio"
     return (
@@ -347,6 +359,9 @@ _RANGES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "max_sessions_per_client": (_above_zero, "a whole number above 0"),
     "workers": (_above_zero, "a whole number above 0"),
     "port": (lambda port: 0 <= port <= 65535, "a port number from 0 to 65535 (0: any free port)"),
+    # An empty host binds every interface: what an unset variable (host=os.environ.get("HOST", "")) would do.
+    "host": (lambda host: bool(host.strip()), "an interface name or address (0.0.0.0 for every interface)"),
+    "bearer_token_env": (lambda name: name is None or bool(name.strip()), "the name of an environment variable"),
 }
 
 
@@ -362,13 +377,7 @@ def _check_values(resolved: dict[str, Any], options: Mapping[str, tuple[Option, 
     if isinstance(level, str):
         resolved["log_level"] = level.upper()  # the logging module's names, in any case
     for key, value in resolved.items():
-        kind = options[key][1]
-        if not _fits(value, kind):
-            hint = f" (a list: {key}=[{value!r}])" if isinstance(value, str) and _is_list(kind) else ""
-            raise UsageError(f"{_spelled(key, flags)} must be {_described(kind)}, got {value!r}{hint}")
-    for key, (within, what) in _RANGES.items():
-        if not within(resolved[key]):
-            raise UsageError(f"{_spelled(key, flags)} must be {what}, got {resolved[key]!r}")
+        _check_value(key, value, options[key][1], flags)
     if resolved["bearer_token_scopes"] and resolved["bearer_token_env"] is None:
         raise UsageError(
             f"{_spelled('bearer_token_scopes', flags)} needs {_spelled('bearer_token_env', flags)} (the token they "
@@ -381,6 +390,16 @@ def _check_values(resolved: dict[str, Any], options: Mapping[str, tuple[Option, 
     path = resolved["path"]
     if path is not None and not is_endpoint_path(path):
         raise UsageError(f"{_spelled('path', flags)} must be a URL path starting with '/' (e.g. /mcp), got {path!r}")
+
+
+def _check_value(key: str, value: Any, kind: Any, flags: bool) -> None:
+    """One option's value against the type ``ServeSettings`` writes for it, then its range."""
+    if not _fits(value, kind):
+        hint = f" (a list: {key}=[{value!r}])" if isinstance(value, str) and _is_list(kind) else ""
+        raise UsageError(f"{_spelled(key, flags)} must be {_described(kind)}, got {value!r}{hint}")
+    within = _RANGES.get(key)
+    if within is not None and not within[0](value):
+        raise UsageError(f"{_spelled(key, flags)} must be {within[1]}, got {value!r}")
 
 
 def _fits(value: Any, kind: Any) -> bool:

@@ -82,7 +82,8 @@ def _token_auth(options: Mapping[str, Any]) -> AuthSettings | None:
         return auth
     token = os.environ.get(name, "")
     if not token:
-        raise UsageError(f"--bearer-token-env: environment variable {name} is empty")
+        state = "empty" if name in os.environ else "not set"
+        raise UsageError(f"bearer token: environment variable {name} is {state}; export the token before starting")
     return static_auth(token, options["bearer_token_scopes"])
 
 

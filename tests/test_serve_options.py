@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -142,3 +143,47 @@ def test_a_mounted_app_refuses_its_own_bad_settings_when_built(
     # Accepted, each of these would answer every request with 404 or 413, or end sessions before their first use.
     with pytest.raises(UsageError, match="^" + re.escape(expected)):
         build(registry())
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({"host": ""}, "host must be an interface name or address (0.0.0.0 for every interface), got ''"),
+        ({"host": "  "}, "host must be an interface name or address"),
+        ({"bearer_token_env": ""}, "bearer_token_env must be the name of an environment variable, got ''"),
+    ],
+)
+def test_a_blank_host_or_token_variable_is_refused(options: dict[str, Any], expected: str) -> None:
+    # An empty host binds every interface: what host=os.environ.get("HOST", "") does when HOST is unset.
+    with pytest.raises(UsageError, match="^registry.run: " + re.escape(expected)):
+        registry().run("http", **options)
+
+
+def test_a_token_variable_that_is_not_set_is_said_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("uvicorn")
+    monkeypatch.delenv("NOPE_UNSET", raising=False)
+    with pytest.raises(UsageError, match="environment variable NOPE_UNSET is not set; export the token"):
+        registry().run("http", bearer_token_env="NOPE_UNSET", port=0)
+    monkeypatch.setenv("NOPE_UNSET", "")
+    with pytest.raises(UsageError, match="environment variable NOPE_UNSET is empty"):
+        registry().run("http", bearer_token_env="NOPE_UNSET", port=0)
+
+
+def test_the_registrys_own_settings_are_checked_where_they_are_written() -> None:
+    with pytest.raises(UsageError, match=r"^ToolRegistry\('w'\): port must be a whole number, got 'x'"):
+        ToolRegistry("w", port="x")  # type: ignore[arg-type]
+    served = ToolRegistry("w", log_level="INFO", port=8080)
+    with pytest.raises(UsageError, match=r"port must be a port number from 0 to 65535 \(0: any free port\), got -1"):
+        served.settings.port = -1
+    assert served.settings.port == 8080
+
+
+def test_an_option_of_a_transport_other_than_http_is_named_with_its_transports(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcptools import _options
+
+    options = dict(_options._options())
+    port, kind = options["port"]
+    monkeypatch.setitem(options, "port", (dataclasses.replace(port, transports=frozenset({"http", "tcp"})), kind))
+    monkeypatch.setattr(_options, "_options", lambda: options)
+    with pytest.raises(UsageError, match=r"^port applies to http and tcp only; pass one of them as the transport"):
+        resolve("stdio", {"port": 9000})
