@@ -312,16 +312,15 @@ class Engine:
             legacy, methods = False, LENIENT_METHODS
         if method not in methods:
             return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
-        call = Call(
-            request_id,
-            method,
-            params,
-            meta if type(meta) is dict else _NO_META,
-            legacy,
-            session,
-            self.registry,
-            self.sealer,
-        )
+        call = Call()  # no __init__: the routed fields are set here, the rest are the class's defaults
+        call.request_id = request_id
+        call.method = method
+        call.params = params
+        call.meta = meta if type(meta) is dict else _NO_META
+        call.legacy = legacy
+        call.session = session
+        call.source = self.registry
+        call.sealer = self.sealer
         if mode is not _LENIENT:
             call.mode = mode
         if principal is not None:
