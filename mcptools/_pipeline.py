@@ -144,7 +144,9 @@ def prepare(call: Call) -> bool:
     if ("requestState" in params or "inputResponses" in params) and not call.legacy:
         read_rounds(call)  # a 2026-07-28 call continuing earlier rounds (a 2025 session asks on its stream)
     validator = tool.validator
-    if not validator.is_valid(arguments):
+    if validator.is_valid(arguments):
+        call.notes = ()  # finish reads it on every call: an instance's own field reads faster than the default
+    else:
         # The registry's repair=, or the ones this call chose, made only to arguments that failed, and only where
         # one could ever apply to this tool (answered once per tool: see Tool.repairable_by).
         chosen = call.provider.repairs if call.provider is not None else None

@@ -125,3 +125,9 @@ def test_register_bench_one_round_fills_every_row_and_the_table() -> None:
     lines = bench.table(rows, first, second, cold)
     assert lines[2].startswith("| weather (per tool) | ")
     assert len(bench.targets(rows)) == 3
+
+
+def test_a_run_written_elsewhere_draws_its_charts_beside_it(tmp_path: Path) -> None:
+    bench = load("bench_handle")
+    assert bench.chart_folder(tmp_path / "RESULTS-handle.md") == tmp_path.resolve()
+    assert bench.chart_folder(bench.RESULTS) == bench.CHARTS

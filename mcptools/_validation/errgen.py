@@ -179,12 +179,18 @@ class ErrorGenerator:
         """The entry ``errors(x)`` and every function it needs. No valid-path prefix: the generated checks
         report only failures, so a valid instance gets ``[]`` at about a prefix's own cost, and the pipeline asks
         for errors only once ``is_valid`` said no; a value nested too deeply for the stack is ``TOO_DEEP``."""
-        root_function = self.function(root)
         w = self.gen.w
+        spec = self.specs.spec(self._resolve(root))
         with w.block("def errors(x)"):
             w("out = []")
             with w.block("try"):
-                w(f"{root_function}(x, '', out)")
+                if spec.boolean is None:
+                    # The root's checks written here rather than called: one Python call less per refused call
+                    # (a reference back to the root still gets the root its own function).
+                    w("p = ''")
+                    self._emit_value(spec, "x", "p", (node_key(spec.node),))
+                else:
+                    w(f"{self.function(root)}(x, '', out)")
             with w.block("except RecursionError"):
                 w("return [TOO_DEEP]")
             # Inline length test: a short list (every contract example) costs one len(), no extra call.

@@ -39,7 +39,7 @@ from typing import Any, Literal
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from charts import machine, write_charts
+from charts import CHARTS, machine, write_charts
 
 import mcptools
 
@@ -568,7 +568,7 @@ async def _collect_and_measure(*, rounds: int, budget: float, clients: bool) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="3 short batches per row instead of 25")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=RESULTS, help="the results file; its charts are drawn beside it")
     parser.add_argument("--no-import", action="store_true", help="skip the import-time section")
     options = parser.parse_args()
     rounds, budget, import_runs = (3, 0.005, 3) if options.quick else (25, 0.04, 20)
@@ -597,7 +597,13 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     options.out.write_text(text)
-    write_charts(options.out, kind=RESULTS.name)
+    write_charts(options.out, chart_folder(options.out), kind=RESULTS.name)
+
+
+def chart_folder(out: Path) -> Path:
+    """Where a run's charts go: the committed ones (docs/benchmarks/) only from the committed results file; a run
+    written elsewhere with ``--out`` draws them beside that file."""
+    return CHARTS if out.resolve() == RESULTS.resolve() else out.resolve().parent
 
 
 if __name__ == "__main__":
