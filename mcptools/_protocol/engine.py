@@ -50,6 +50,7 @@ from .request_rules import (
     STATELESS_METHODS,
     BatchBudget,
     check_request_meta,
+    names_revision,
     refuse_batch,
 )
 from .results import downgrade_for_oldest
@@ -283,7 +284,7 @@ class Engine:
         elif type(params) is not dict:
             return error_response(request_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
         meta = params.get("_meta")
-        revision_named = type(meta) is dict and META_PROTOCOL_VERSION in meta  # names_revision, inlined: per request
+        revision_named = names_revision(meta)
         if session.protocol_version is not None and not revision_named:  # a request on a 2025 session
             if method == "initialize":
                 return error_response(

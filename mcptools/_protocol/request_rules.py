@@ -72,8 +72,8 @@ LENIENT_METHODS: Final = (STATELESS_METHODS - {"subscriptions/listen"}) | {"ping
 
 def names_revision(meta: object) -> bool:
     """Whether a request's ``_meta`` names its revision: then it is a 2026-07-28 request, served on its own
-    whatever session a transport knows it by (the engine routes on this, inlined in ``Engine.route`` as it runs
-    on every request; HTTP decides on it whether an ``Mcp-Session-Id`` applies)."""
+    whatever session a transport knows it by (the engine routes on this; HTTP decides on it whether an
+    ``Mcp-Session-Id`` applies)."""
     return type(meta) is dict and META_PROTOCOL_VERSION in meta
 
 
