@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import functools
 import io
 import json
 import sys
@@ -31,6 +32,14 @@ from mcptools.middleware import CallNext, CallResult
 from mcptools.testing import Client
 
 ROOT = Path(mcptools.__file__).resolve().parent
+
+
+@functools.cache
+def _parsed(path: Path) -> ast.Module:
+    """Each module parsed once for the whole file: several tests walk every module of the package."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 PIPELINE = ROOT / "_pipeline.py"
 
 # Who may call each stage: the engine routes (route, authorize) while it routes the request; the drivers run the
@@ -57,7 +66,7 @@ IMPORTERS = {
 def _calls(path: Path) -> list[tuple[str, str, int]]:
     """(called name, calling function, line) for every call of a bare name, or of ``module.name``, in ``path``."""
     found: list[tuple[str, str, int]] = []
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parsed(path)
     for function in ast.walk(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -75,7 +84,7 @@ def _imports_pipeline_stages(path: Path) -> dict[str, str]:
     """The pipeline's stage names ``path`` can call, by the local name they get there: those it imports, and
     ``alias.stage`` for the pipeline module imported whole (``from .. import _pipeline as stages``)."""
     names: dict[str, str] = {}
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parsed(path)):
         if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("_pipeline"):
             for alias in node.names:
                 if alias.name in CALLERS:
@@ -91,7 +100,7 @@ def _imports_pipeline_stages(path: Path) -> dict[str, str]:
 def _pipeline_importers(path: Path) -> list[tuple[int, list[str]]]:
     """(line, names) of every import of the pipeline module, or of names from it, in ``path``."""
     found: list[tuple[int, list[str]]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parsed(path)):
         if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("_pipeline"):
             found.append((node.lineno, [alias.name for alias in node.names]))
         elif isinstance(node, (ast.ImportFrom, ast.Import)):
@@ -136,7 +145,7 @@ def _hand_steps(path: Path) -> list[str]:
     ``.send()``/``.throw()`` without awaiting (an awaited ``.send()`` is an async method, a transport's)."""
     problems = []
     awaited: set[int] = set()  # ast.walk is breadth-first: an Await is seen before the call it awaits
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parsed(path)):
         if isinstance(node, ast.Attribute) and node.attr in ("cr_frame", "gi_frame", "cr_await", "gi_yieldfrom"):
             problems.append(f"{path.name}:{node.lineno}: reads {node.attr}")
         elif isinstance(node, ast.Attribute) and node.attr == "__await__":
