@@ -220,13 +220,23 @@ class ToolRegistry:
     @overload
     def tool(self, fn: Callable[P, R], /) -> Callable[P, R]: ...
     @overload
+    def tool(self, name: str, /, **options: Unpack[ToolSettings]) -> ToolDecorator: ...
+    @overload
     def tool(self, /, **options: Unpack[ToolSettings]) -> ToolDecorator: ...
-    def tool(self, fn: Callable[..., Any] | None = None, /, **options: Unpack[ToolSettings]) -> Any:
+    def tool(self, fn: Callable[..., Any] | str | None = None, /, **options: Unpack[ToolSettings]) -> Any:
         """Register a function as a tool; usable bare (``@registry.tool``) or with options (``ToolSettings``:
-        the same ones ``@tool`` and ``registry.add`` take).
+        the same ones ``@tool`` and ``registry.add`` take). ``@registry.tool("name")`` names it, as the peers'
+        positional name does.
 
         ``timeout`` (seconds): past it an async tool is cancelled, a sync one abandoned in its thread (and
         logged), and the model gets an error result naming the limit."""
+        if isinstance(fn, str):
+            if "name" in options:
+                raise ToolDefinitionError(
+                    f"@tool({fn!r}, name={options['name']!r}): give the name once, positionally or as name="
+                )
+            options["name"] = fn
+            fn = None
         checked = None if fn is not None else options
 
         def register(function: Callable[P, R]) -> Callable[P, R]:

@@ -19,6 +19,7 @@ import types
 from typing import TYPE_CHECKING, Any, Final
 
 from .._content import is_content
+from .._peers import peer_result
 from .._schema.jsonify import NotJSON, jsonify
 from .._validation.depth import nests_deeper_than
 
@@ -71,6 +72,9 @@ def build_result(tool: Tool, value: Any) -> dict[str, Any]:
         return {"resultType": "complete", "content": [value.to_json()], "isError": False}
     if isinstance(value, (list, tuple)) and value and all(is_content(item) for item in value):
         return {"resultType": "complete", "content": [item.to_json() for item in value], "isError": False}
+    peer = peer_result(value)  # a tool written for a peer returning the peer's CallToolResult, Image, ...
+    if peer is not None:
+        return peer
     if tool.output_schema is not None:
         return _structured(tool, value)
     return _unannotated(tool, value)
