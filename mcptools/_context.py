@@ -28,6 +28,7 @@ from ._protocol.session import Send, Session, discard
 
 if TYPE_CHECKING:
     from ._elicit import Elicited
+    from ._peer_session import PeerSession
     from .auth import Principal
 
 __all__ = ["Context", "ElicitResult", "InputRequest", "LogLevel"]
@@ -141,6 +142,14 @@ class Context(Generic[StateT]):
         """The peers' spelling, for code written for them: ``ctx.request_context.lifespan_context`` is
         ``ctx.state``, ``ctx.request_context.request_id`` is ``ctx.request_id``."""
         return _RequestContext(self)
+
+    @property
+    def session(self) -> PeerSession:
+        """The official SDK's spelling, for code written for it: ``await ctx.session.create_message(...)`` and
+        the other ``ServerSession`` methods tools call, each answered by this ``Context``'s own."""
+        from ._peer_session import PeerSession
+
+        return PeerSession(self)
 
     @property
     def principal(self) -> Principal | None:
