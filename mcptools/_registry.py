@@ -41,7 +41,10 @@ from ._tool import (
 
 if TYPE_CHECKING:
     from ._options import ServeDefaults, ServeSettings, TransportName
+    from ._peer_apps import SessionManager
     from ._profiles import ProfileName
+    from ._transports.asgi import StreamableHTTPApp
+    from ._transports.sse import SSEApp
 
 __all__ = ["Lifespan", "Tool", "ToolAnnotations", "ToolRegistry", "tool"]
 
@@ -528,6 +531,35 @@ class ToolRegistry:
         from ._run import run_registry
 
         return run_registry(self, transport, options, defaults=self._serve)
+
+    # -- the peers' HTTP apps, for servers mounted in Starlette or FastAPI (see _peer_apps) --------------------
+
+    def streamable_http_app(self, **options: Any) -> StreamableHTTPApp:
+        """The SDK's spelling of ``StreamableHTTPApp(registry)``: its keywords (``streamable_http_path``,
+        ``json_response``, ``transport_security``, ...) over this registry's serving settings."""
+        from ._peer_apps import peer_app
+
+        return peer_app(self, "http", options, "streamable_http_app()")  # type: ignore[return-value]
+
+    def http_app(self, path: str | None = None, *, transport: str = "http", **options: Any) -> Any:
+        """fastmcp's spelling: ``StreamableHTTPApp`` at ``path``, or ``SSEApp`` for ``transport="sse"``."""
+        from ._peer_apps import peer_app
+
+        return peer_app(self, "sse" if transport == "sse" else "http", {"path": path, **options}, "http_app()")
+
+    def sse_app(self, **options: Any) -> SSEApp:
+        """The SDK's spelling of ``SSEApp(registry)`` (the deprecated HTTP+SSE transport)."""
+        from ._peer_apps import peer_app
+
+        return peer_app(self, "sse", options, "sse_app()")  # type: ignore[return-value]
+
+    @property
+    def session_manager(self) -> SessionManager:
+        """The SDK's spelling for a host app's lifespan: ``async with registry.session_manager.run():`` runs
+        this registry's lifespan, as ``registry.running()`` does, and ends its apps' sessions on the way out."""
+        from ._peer_apps import SessionManager
+
+        return SessionManager(self)
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {self.name!r} with {len(self._every)} tools>"
