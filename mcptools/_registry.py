@@ -154,6 +154,10 @@ class ToolRegistry:
         # Serving settings given here (host=, port=, ... as FastMCP takes them) are run()'s defaults; checked by
         # name now, by value when run() knows the transport. _options is imported only when some are given.
         self._serve: dict[str, Any] = {}
+        if "token_verifier" in settings or type(settings.get("auth")).__module__.startswith("mcp."):
+            from ._peer_auth import auth_from_peer  # the official SDK's token_verifier= and auth=AuthSettings(...)
+
+            settings = auth_from_peer(dict(settings), where)  # type: ignore[assignment]
         if settings:
             from ._options import check_defaults
 
