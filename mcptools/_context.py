@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, final, overload
 
 from typing_extensions import NotRequired, TypedDict, TypeVar
@@ -448,12 +447,15 @@ def _random_id() -> str:
     return secrets.token_urlsafe(16)
 
 
+# Not a dataclass: a dataclass is built at import, a cost every `import mcptools` would pay for a rare class.
 @final
-@dataclass(frozen=True, slots=True)
 class _RequestContext(Generic[StateT]):
     """``Context.request_context``: what code written for the peers reads there, read from the ``Context``."""
 
-    _context: Context[StateT]
+    __slots__ = ("_context",)
+
+    def __init__(self, context: Context[StateT]) -> None:
+        self._context = context
 
     @property
     def lifespan_context(self) -> StateT:

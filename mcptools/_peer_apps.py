@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import weakref
 from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, final
 
 from ._options import resolve
@@ -43,9 +44,7 @@ def _hosts(security: Any, hosts: list[str]) -> list[str]:
     return [*hosts, *extra]
 
 
-def peer_app(
-    registry: Any, transport: str, given: Mapping[str, Any], spelling: str
-) -> StreamableHTTPApp | SSEApp:
+def peer_app(registry: Any, transport: str, given: Mapping[str, Any], spelling: str) -> StreamableHTTPApp | SSEApp:
     """The app ``transport`` (``http`` or ``sse``) for ``registry``, from a peer's keywords ``given``."""
     where = f"ToolRegistry({registry.name!r}).{spelling}"
     options = {key: value for key, value in given.items() if value is not None}  # None: the server's setting
@@ -70,14 +69,12 @@ def peer_app(
 
 
 @final
+@dataclass(slots=True, eq=False)
 class SessionManager:
     """``registry.session_manager``: the SDK's session manager as host apps use it, ``run()`` in their
     lifespan."""
 
-    __slots__ = ("_registry",)
-
-    def __init__(self, registry: Any) -> None:
-        self._registry = registry
+    _registry: Any
 
     @contextlib.asynccontextmanager
     async def run(self) -> AsyncIterator[None]:

@@ -9,6 +9,7 @@ refused with the mcptools way, as is a verifier given without its settings or th
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final, final
 
 from ._errors import UsageError
@@ -20,13 +21,11 @@ _FIX: Final = "pass auth=mcptools.auth.AuthSettings(verifier) (see mcptools.auth
 
 
 @final
+@dataclass(slots=True, eq=False)
 class PeerVerifier:
     """An SDK ``TokenVerifier`` (``async verify_token(token) -> AccessToken | None``) as mcptools' verifier."""
 
-    __slots__ = ("_peer",)
-
-    def __init__(self, peer: Any) -> None:
-        self._peer = peer
+    _peer: Any
 
     async def verify(self, token: str) -> Principal | None:
         access = await self._peer.verify_token(token)

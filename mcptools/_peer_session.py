@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Final, final
 
@@ -59,14 +60,12 @@ def _namespace(data: Any) -> Any:
 
 
 @final
+@dataclass(slots=True, eq=False)
 class PeerSession:
     """What ``ctx.session`` offers: the SDK's ``ServerSession`` methods that tools call, each a ``Context`` call."""
 
-    __slots__ = ("_context",)
-
-    def __init__(self, context: Any) -> None:
-        # The Context whose methods answer (typed Any: _context imports this module, and the graph has no cycle).
-        self._context = context
+    # The Context whose methods answer (typed Any: _context imports this module, and the graph has no cycle).
+    _context: Any
 
     async def create_message(
         self,

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, final, overload
 
 from typing_extensions import ParamSpec, Unpack
 
-from ._content import Icon, icons_json
 from ._errors import ToolDefinitionError, ToolNotFound, UsageError
 from ._lifespan import LifespanRunner, check_lifespan
 from ._middleware import Middleware, check_middleware, layers
@@ -36,10 +35,12 @@ from ._tool import (
     describe,
     is_tool_name,
     marked_options,
+    named,
     tool,
 )
 
 if TYPE_CHECKING:
+    from ._icons import Icon
     from ._options import ServeDefaults, ServeSettings, TransportName
     from ._peer_apps import SessionManager
     from ._profiles import ProfileName
@@ -131,7 +132,9 @@ class ToolRegistry:
         if website_url is not None and type(website_url) is not str:
             raise ToolDefinitionError(f"{where}: website_url must be a string, got {type(website_url).__name__}")
         self.website_url = website_url
-        self.icons = icons_json(icons, where=where)
+        if icons is not None:
+            from ._icons import icons_json  # loaded for a registry given icons only
+        self.icons = None if icons is None else icons_json(icons, where=where)
         # A raised exception's message reaches the model, as with both peers; masking leaves the class only, for
         # deployments whose exception text may hold secrets. expose_errors= is the older spelling, its inverse.
         if expose_errors is not None and mask_error_details:
@@ -154,10 +157,6 @@ class ToolRegistry:
         # Serving settings given here (host=, port=, ... as FastMCP takes them) are run()'s defaults; checked by
         # name now, by value when run() knows the transport. _options is imported only when some are given.
         self._serve: dict[str, Any] = {}
-        if "token_verifier" in settings or type(settings.get("auth")).__module__.startswith("mcp."):
-            from ._peer_auth import auth_from_peer  # the official SDK's token_verifier= and auth=AuthSettings(...)
-
-            settings = auth_from_peer(dict(settings), where)  # type: ignore[assignment]
         if settings:
             from ._options import check_defaults
 
@@ -237,12 +236,8 @@ class ToolRegistry:
 
         ``timeout`` (seconds): past it an async tool is cancelled, a sync one abandoned in its thread (and
         logged), and the model gets an error result naming the limit."""
-        if isinstance(fn, str):
-            if "name" in options:
-                raise ToolDefinitionError(
-                    f"@tool({fn!r}, name={options['name']!r}): give the name once, positionally or as name="
-                )
-            options["name"] = fn
+        if isinstance(fn, str):  # the peers' positional name: @mcp.tool("name")
+            options = named(fn, options)
             fn = None
         checked = None if fn is not None else options
 
@@ -539,8 +534,7 @@ class ToolRegistry:
     # -- the peers' HTTP apps, for servers mounted in Starlette or FastAPI (see _peer_apps) --------------------
 
     def streamable_http_app(self, **options: Any) -> StreamableHTTPApp:
-        """The SDK's spelling of ``StreamableHTTPApp(registry)``: its keywords (``streamable_http_path``,
-        ``json_response``, ``transport_security``, ...) over this registry's serving settings."""
+        """The SDK's ``StreamableHTTPApp(registry)``: its keywords over this registry's serving settings."""
         from ._peer_apps import peer_app
 
         return peer_app(self, "http", options, "streamable_http_app()")  # type: ignore[return-value]
@@ -552,15 +546,14 @@ class ToolRegistry:
         return peer_app(self, "sse" if transport == "sse" else "http", {"path": path, **options}, "http_app()")
 
     def sse_app(self, **options: Any) -> SSEApp:
-        """The SDK's spelling of ``SSEApp(registry)`` (the deprecated HTTP+SSE transport)."""
+        """The SDK's ``SSEApp(registry)``, the deprecated HTTP+SSE transport."""
         from ._peer_apps import peer_app
 
         return peer_app(self, "sse", options, "sse_app()")  # type: ignore[return-value]
 
     @property
     def session_manager(self) -> SessionManager:
-        """The SDK's spelling for a host app's lifespan: ``async with registry.session_manager.run():`` runs
-        this registry's lifespan, as ``registry.running()`` does, and ends its apps' sessions on the way out."""
+        """The SDK's ``async with mcp.session_manager.run():``: this registry's lifespan (``running()``)."""
         from ._peer_apps import SessionManager
 
         return SessionManager(self)
