@@ -9,12 +9,8 @@ derives from ``MCPToolsError`` (the documentation draws the tree from the classe
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from mcptools._contract import call_tool
-from mcptools._content import Audio
 from mcptools._content import AudioContent
 from mcptools._content import EmbeddedResource
-from mcptools._content import File
-from mcptools._content import Icon
-from mcptools._content import Image
 from mcptools._content import ImageContent
 from mcptools._content import ResourceLink
 from mcptools._content import TextContent
@@ -46,7 +42,6 @@ from mcptools._schema import Param
 from mcptools._validation import Validator
 from mcptools._validation import compile_schema
 from mcptools._validation import validate
-from mcptools import auth  # the public submodule of bearer-token authorization (Principal, verifiers)
 from mcptools import middleware  # the public submodule of shipped middleware (LogCalls, Timing, RateLimit, ...)
 
 __all__ = [
@@ -111,11 +106,19 @@ def _version() -> str:
 
 
 # The transports pull in asyncio, sockets and ssl; a tool module that only defines tools should not pay for
-# them at import, so they load on first use (PEP 562).
+# them at import, so they load on first use (PEP 562). So do the helpers few tool modules use: the peers'
+# file helpers and icons.
 _LAZY = frozenset({"SSEApp", "StreamableHTTPApp", "mount", "serve_stdio"})
+_SUBMODULES = frozenset({"auth", "providers"})
+_HELPERS = {"Audio": "_media", "File": "_media", "Image": "_media", "Icon": "_icons"}
 
 if _TYPE_CHECKING:
     __version__: str
+    from mcptools import auth
+    from mcptools._icons import Icon
+    from mcptools._media import Audio
+    from mcptools._media import File
+    from mcptools._media import Image
     from mcptools._transports import SSEApp
     from mcptools._transports import StreamableHTTPApp
     from mcptools._transports import mount
@@ -126,11 +129,17 @@ def __getattr__(name: str) -> object:
     if name == "__version__":
         found = globals()["__version__"] = _version()
         return found
-    if name == "providers":
-        # The model-API front ends (mcptools.providers.openai, ...): a subpackage, loaded when first named.
+    if name in _SUBMODULES:
+        # The model-API front ends (mcptools.providers.openai, ...) and bearer-token authorization (Principal,
+        # verifiers; only HTTP deployments use it): loaded when first named.
         import importlib
 
-        return importlib.import_module("mcptools.providers")
+        return importlib.import_module(f"mcptools.{name}")
+    if name in _HELPERS:
+        import importlib
+
+        helper = globals()[name] = getattr(importlib.import_module(f"mcptools.{_HELPERS[name]}"), name)
+        return helper
     if name in _LAZY:
         from mcptools import _transports
 
@@ -141,4 +150,4 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY, "__version__", "providers"})
+    return sorted({*globals(), *_LAZY, *_HELPERS, *_SUBMODULES, "__version__"})

@@ -13,7 +13,6 @@ or a positional flag. A transport says how it serves a request with one ``Mode``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
@@ -105,15 +104,18 @@ class ToolSource(Protocol):
     def on_tools_changed(self, callback: Callable[[], None]) -> None: ...
 
 
+# Not a dataclass: a dataclass is built at import, a cost every `import mcptools` would pay for a rare class.
 @final
-@dataclass(slots=True, frozen=True)
 class ProviderCall:
     """How a provider's ``run`` (``mcptools.providers``) hands a call in: its arguments are in the original
     schema's form already (the provider's own export mapped them back, so a registry's ``profile=`` is not
     applied a second time), and ``repairs`` are the ones its ``run(..., repair=...)`` chose (``None``: the
     registry's ``repair=``)."""
 
-    repairs: frozenset[str] | None
+    __slots__ = ("repairs",)
+
+    def __init__(self, repairs: frozenset[str] | None) -> None:
+        self.repairs = repairs
 
 
 # Not a dataclass, without __slots__ and without __init__: a Call is made for every request, so the engine's

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, final, overload
 
 from typing_extensions import NotRequired, TypedDict, TypeVar
@@ -28,6 +27,7 @@ from ._protocol.session import Send, Session, discard
 
 if TYPE_CHECKING:
     from ._elicit import Elicited
+    from ._peer_session import PeerSession
     from .auth import Principal
 
 __all__ = ["Context", "ElicitResult", "InputRequest", "LogLevel"]
@@ -141,6 +141,14 @@ class Context(Generic[StateT]):
         """The peers' spelling, for code written for them: ``ctx.request_context.lifespan_context`` is
         ``ctx.state``, ``ctx.request_context.request_id`` is ``ctx.request_id``."""
         return _RequestContext(self)
+
+    @property
+    def session(self) -> PeerSession:
+        """The official SDK's spelling, for code written for it: ``await ctx.session.create_message(...)`` and
+        the other ``ServerSession`` methods tools call, each answered by this ``Context``'s own."""
+        from ._peer_session import PeerSession
+
+        return PeerSession(self)
 
     @property
     def principal(self) -> Principal | None:
@@ -439,12 +447,15 @@ def _random_id() -> str:
     return secrets.token_urlsafe(16)
 
 
+# Not a dataclass: a dataclass is built at import, a cost every `import mcptools` would pay for a rare class.
 @final
-@dataclass(frozen=True, slots=True)
 class _RequestContext(Generic[StateT]):
     """``Context.request_context``: what code written for the peers reads there, read from the ``Context``."""
 
-    _context: Context[StateT]
+    __slots__ = ("_context",)
+
+    def __init__(self, context: Context[StateT]) -> None:
+        self._context = context
 
     @property
     def lifespan_context(self) -> StateT:

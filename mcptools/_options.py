@@ -258,6 +258,10 @@ def check_defaults(settings: Mapping[str, Any], where: str, own: Iterable[str] =
     dropped, a value of the wrong type or out of range is refused here, and the rest are kept as ``run()``'s
     defaults (checked together by ``resolve`` once the transport is known)."""
     options = _options()
+    if "token_verifier" in settings or type(settings.get("auth")).__module__.startswith("mcp."):
+        from ._peer_auth import auth_from_peer  # the official SDK's token_verifier= and auth=AuthSettings(...)
+
+        settings = auth_from_peer(dict(settings), where)
     problem = _unknown(settings, options, "setting", own)
     if problem is not None:
         raise UsageError(f"{where}: {problem}")

@@ -31,6 +31,7 @@ from ._context import Context
 from ._errors import InputRequired, InsufficientScope, ProtocolError, ToolError, URLElicitationRequired
 from ._jsonrpc import INVALID_PARAMS
 from ._middleware import Middleware, ToolCall, client_of, run_call_chain
+from ._peers import is_peer_url_elicitation
 from ._protocol.results import build_result, text_result
 from ._protocol.rounds import input_required, read_rounds, url_elicitation
 from ._repair import repair_arguments
@@ -282,6 +283,11 @@ def settle(call: Call, exc: BaseException) -> dict[str, Any]:
         return input_required(call, exc)
     if isinstance(exc, URLElicitationRequired):
         return url_elicitation(call, exc)
+    if is_peer_url_elicitation(exc):
+        # The SDK's UrlElicitationRequiredError: the same question, carried by the SDK's models.
+        message = getattr(exc, "message", None)
+        required = URLElicitationRequired(getattr(exc, "elicitations", ()), message if type(message) is str else None)
+        return url_elicitation(call, required)
     if isinstance(exc, ProtocolError):
         raise exc
     return _with_notes(call, failure_result(call.tool.name, exc, mask=call.source.mask_error_details))

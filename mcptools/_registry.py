@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, final, overload
 
 from typing_extensions import ParamSpec, Unpack
 
-from ._content import Icon, icons_json
 from ._errors import ToolDefinitionError, ToolNotFound, UsageError
 from ._lifespan import LifespanRunner, check_lifespan
 from ._middleware import Middleware, check_middleware, layers
@@ -36,12 +35,17 @@ from ._tool import (
     describe,
     is_tool_name,
     marked_options,
+    named,
     tool,
 )
 
 if TYPE_CHECKING:
+    from ._icons import Icon
     from ._options import ServeDefaults, ServeSettings, TransportName
+    from ._peer_apps import SessionManager
     from ._profiles import ProfileName
+    from ._transports.asgi import StreamableHTTPApp
+    from ._transports.sse import SSEApp
 
 __all__ = ["Lifespan", "Tool", "ToolAnnotations", "ToolRegistry", "tool"]
 
@@ -128,7 +132,9 @@ class ToolRegistry:
         if website_url is not None and type(website_url) is not str:
             raise ToolDefinitionError(f"{where}: website_url must be a string, got {type(website_url).__name__}")
         self.website_url = website_url
-        self.icons = icons_json(icons, where=where)
+        if icons is not None:
+            from ._icons import icons_json  # loaded for a registry given icons only
+        self.icons = None if icons is None else icons_json(icons, where=where)
         # A raised exception's message reaches the model, as with both peers; masking leaves the class only, for
         # deployments whose exception text may hold secrets. expose_errors= is the older spelling, its inverse.
         if expose_errors is not None and mask_error_details:
@@ -220,13 +226,19 @@ class ToolRegistry:
     @overload
     def tool(self, fn: Callable[P, R], /) -> Callable[P, R]: ...
     @overload
+    def tool(self, name: str, /, **options: Unpack[ToolSettings]) -> ToolDecorator: ...
+    @overload
     def tool(self, /, **options: Unpack[ToolSettings]) -> ToolDecorator: ...
-    def tool(self, fn: Callable[..., Any] | None = None, /, **options: Unpack[ToolSettings]) -> Any:
+    def tool(self, fn: Callable[..., Any] | str | None = None, /, **options: Unpack[ToolSettings]) -> Any:
         """Register a function as a tool; usable bare (``@registry.tool``) or with options (``ToolSettings``:
-        the same ones ``@tool`` and ``registry.add`` take).
+        the same ones ``@tool`` and ``registry.add`` take). ``@registry.tool("name")`` names it, as the peers'
+        positional name does.
 
         ``timeout`` (seconds): past it an async tool is cancelled, a sync one abandoned in its thread (and
         logged), and the model gets an error result naming the limit."""
+        if isinstance(fn, str):  # the peers' positional name: @mcp.tool("name")
+            options = named(fn, options)
+            fn = None
         checked = None if fn is not None else options
 
         def register(function: Callable[P, R]) -> Callable[P, R]:
@@ -518,6 +530,33 @@ class ToolRegistry:
         from ._run import run_registry
 
         return run_registry(self, transport, options, defaults=self._serve)
+
+    # -- the peers' HTTP apps, for servers mounted in Starlette or FastAPI (see _peer_apps) --------------------
+
+    def streamable_http_app(self, **options: Any) -> StreamableHTTPApp:
+        """The SDK's ``StreamableHTTPApp(registry)``: its keywords over this registry's serving settings."""
+        from ._peer_apps import peer_app
+
+        return peer_app(self, "http", options, "streamable_http_app()")  # type: ignore[return-value]
+
+    def http_app(self, path: str | None = None, *, transport: str = "http", **options: Any) -> Any:
+        """fastmcp's spelling: ``StreamableHTTPApp`` at ``path``, or ``SSEApp`` for ``transport="sse"``."""
+        from ._peer_apps import peer_app
+
+        return peer_app(self, "sse" if transport == "sse" else "http", {"path": path, **options}, "http_app()")
+
+    def sse_app(self, **options: Any) -> SSEApp:
+        """The SDK's ``SSEApp(registry)``, the deprecated HTTP+SSE transport."""
+        from ._peer_apps import peer_app
+
+        return peer_app(self, "sse", options, "sse_app()")  # type: ignore[return-value]
+
+    @property
+    def session_manager(self) -> SessionManager:
+        """The SDK's ``async with mcp.session_manager.run():``: this registry's lifespan (``running()``)."""
+        from ._peer_apps import SessionManager
+
+        return SessionManager(self)
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {self.name!r} with {len(self._every)} tools>"

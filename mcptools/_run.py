@@ -36,11 +36,21 @@ from ._transports.stdio import serve_stdio
 if TYPE_CHECKING:
     from typing import BinaryIO
 
-    from ._protocol.engine import Served
-    from ._transports.sse import HTTPApps
+    from ._protocol.engine import Engine, Served
+    from ._transports.sse import HTTPApps, SSEApp
     from .auth import AuthSettings
 
-__all__ = ["app_for", "default_logging", "run_registry", "serve_http", "static_auth"]
+__all__ = [
+    "allowed_hosts",
+    "app_for",
+    "default_logging",
+    "run_registry",
+    "serve_http",
+    "sse_app",
+    "static_auth",
+    "streamable_app",
+    "token_auth",
+]
 
 logger = logging.getLogger("mcptools")
 
@@ -74,7 +84,7 @@ def allowed_hosts(extra: Iterable[str] | None, bound: str = "") -> list[str]:
     return hosts
 
 
-def _token_auth(options: Mapping[str, Any]) -> AuthSettings | None:
+def token_auth(options: Mapping[str, Any]) -> AuthSettings | None:
     """``auth=``, or the static token of ``--bearer-token-env`` (read from that variable, never copied)."""
     name = options["bearer_token_env"]
     if name is None:
@@ -93,14 +103,37 @@ def app_for(registry: Served, options: Mapping[str, Any], transport: str = "http
     must reach the process holding its stream). ``path`` is the endpoint of ``transport``; the other keeps its
     default."""
     hosts = allowed_hosts(options["allowed_hosts"], options["host"])
-    auth = _token_auth(options)
+    auth = token_auth(options)
     stateless = options["stateless"] or options["workers"] > 1
     paths = {**_DEFAULT_PATHS, transport: options["path"] or _DEFAULT_PATHS[transport]}
-    streamable = StreamableHTTPApp(
+    streamable = streamable_app(registry, options, paths["http"], hosts, auth, stateless_only=stateless)
+    if stateless:
+        return streamable
+    from ._transports.sse import HTTPApps
+
+    events = sse_app(registry, options, paths["sse"], hosts, auth, engine=streamable.engine)
+    if paths["http"] in (events.path, events.message_path, events.message_path.rstrip("/")):
+        raise UsageError(
+            f"path={paths['http']!r} is the HTTP+SSE transport's; give Streamable HTTP another path (e.g. '/mcp')"
+        )
+    return HTTPApps(registry, streamable, events)
+
+
+def streamable_app(
+    registry: Served,
+    options: Mapping[str, Any],
+    path: str,
+    hosts: Iterable[str],
+    auth: AuthSettings | None,
+    *,
+    stateless_only: bool = False,
+) -> StreamableHTTPApp:
+    """The Streamable HTTP app at ``path`` with the resolved ``options``."""
+    return StreamableHTTPApp(
         registry,
-        path=paths["http"],
+        path=path,
         allowed_hosts=hosts,
-        stateless_only=stateless,
+        stateless_only=stateless_only,
         auth=auth,
         json_response=options["json_response"],
         max_sessions=options["max_sessions"],
@@ -108,25 +141,32 @@ def app_for(registry: Served, options: Mapping[str, Any], transport: str = "http
         timeout_question=options["timeout_question"],
         timeout_reconnect=options["timeout_reconnect"],
     )
-    if stateless:
-        return streamable
-    from ._transports.sse import HTTPApps, SSEApp
 
-    events = SSEApp(
+
+def sse_app(
+    registry: Served,
+    options: Mapping[str, Any],
+    path: str,
+    hosts: Iterable[str],
+    auth: AuthSettings | None,
+    *,
+    engine: Engine | None = None,
+    message_path: str = "/messages/",
+) -> SSEApp:
+    """The deprecated HTTP+SSE transport's app, its event stream at ``path``, with the resolved ``options``."""
+    from ._transports.sse import SSEApp
+
+    return SSEApp(
         registry,
-        path=paths["sse"],
+        path=path,
+        message_path=message_path,
         allowed_hosts=hosts,
         auth=auth,
-        engine=streamable.engine,
+        engine=engine,
         max_sessions=options["max_sessions"],
         max_sessions_per_client=options["max_sessions_per_client"],
         timeout_question=options["timeout_question"],
     )
-    if paths["http"] in (events.path, events.message_path, events.message_path.rstrip("/")):
-        raise UsageError(
-            f"path={paths['http']!r} is the HTTP+SSE transport's; give Streamable HTTP another path (e.g. '/mcp')"
-        )
-    return HTTPApps(registry, streamable, events)
 
 
 def serve_http(registry: Served, options: Mapping[str, Any], target: str | None, transport: str = "http") -> int:

@@ -22,7 +22,7 @@ from mcptools import (
     ToolDefinitionError,
     ToolRegistry,
 )
-from mcptools._content import icons_json
+from mcptools._icons import icons_json
 
 PNG = b"\x89PNG\r\n\x1a\n-fake-"
 

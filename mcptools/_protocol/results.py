@@ -19,6 +19,7 @@ import types
 from typing import TYPE_CHECKING, Any, Final
 
 from .._content import is_content
+from .._peers import peer_result
 from .._schema.jsonify import NotJSON, jsonify
 from .._validation.depth import nests_deeper_than
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 __all__ = ["MAX_OUTPUT_DEPTH", "build_result", "downgrade_for_oldest", "text_result"]
 
 logger = logging.getLogger("mcptools")
+
+# What no peer's result type is: a value of these types is data, never looked at as one (see build_result).
+_NATIVE: Final = frozenset({int, float, bool, dict, type(None)})
 
 # Arrays and objects a structured result may nest, whatever the Python version's recursion limit.
 MAX_OUTPUT_DEPTH: Final = 512
@@ -71,6 +75,12 @@ def build_result(tool: Tool, value: Any) -> dict[str, Any]:
         return {"resultType": "complete", "content": [value.to_json()], "isError": False}
     if isinstance(value, (list, tuple)) and value and all(is_content(item) for item in value):
         return {"resultType": "complete", "content": [item.to_json() for item in value], "isError": False}
+    if type(value) not in _NATIVE:
+        # A tool written for a peer may return the peer's CallToolResult, Image, ...: looked for only past JSON's
+        # own types, which every call returning data has (a set lookup, not a call, on that path).
+        peer = peer_result(value)
+        if peer is not None:
+            return peer
     if tool.output_schema is not None:
         return _structured(tool, value)
     return _unannotated(tool, value)

@@ -26,7 +26,9 @@ async def discard(message: dict[str, Any]) -> None:
     return None
 
 
-_DEFAULT_LOG_LEVEL: Final = "info"
+# Before a client sends logging/setLevel, every message is sent, as both peers do (the spec leaves the level to
+# the server until then): a debug line a tool writes for a client reaches it without a setLevel first.
+_DEFAULT_LOG_LEVEL: Final = "debug"
 # How long a question to the client (elicitation, sampling, roots) waits for its answer by default: a person may
 # be filling in a form, but a client that never answers must not hold the call, its session and a shutdown forever.
 QUESTION_TIMEOUT: Final = 300.0

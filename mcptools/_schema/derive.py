@@ -24,6 +24,7 @@ from .._context import Context
 from .._convert import build_arguments_converter
 from .._errors import ToolDefinitionError, ToolDefinitionWarning
 from .._json import JSONObject
+from .._peers import is_peer_result_hint, peer_output_hint
 from .annotations import resolve_hints
 from .defaults import surely_accepts
 from .docstrings import parse_docstring
@@ -434,8 +435,10 @@ def _output(
     label: str, hint: object, localns: Mapping[str, Any] | None
 ) -> tuple[JSONObject | None, Callable[[Any], Any] | None, bool]:
     """outputSchema, serializer and whether it wraps as ``{"result": ...}``; no schema for plain content."""
-    if hint is _NO_HINT or any(hint is plain for plain in _PLAIN_TEXT_RETURNS):
+    if hint is _NO_HINT or any(hint is plain for plain in _PLAIN_TEXT_RETURNS) or is_peer_result_hint(hint):
         return None, None, False
+    # The SDK's ``-> Annotated[CallToolResult, Model]``: a whole result is returned, its structured part a Model.
+    hint = peer_output_hint(hint) or hint
     try:
         node = output_reader(localns).read(hint)
     except HintError as exc:

@@ -26,7 +26,7 @@ from mcptools import (
     ToolDefinitionWarning,
     ToolRegistry,
 )
-from mcptools._content import icons_json
+from mcptools._icons import icons_json
 
 assert_type(Image(path=Path("chart.png")).to_image_content(), ImageContent)
 assert_type(Image(data=b"\x89PNG", format="png").mime_type, str)
