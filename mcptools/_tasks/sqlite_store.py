@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS tasks (
 CREATE INDEX IF NOT EXISTS tasks_queue ON tasks (runnable, queued_at);
 CREATE INDEX IF NOT EXISTS tasks_leases ON tasks (lease_until) WHERE lease_until IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tasks_expiry ON tasks (expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS tasks_scope ON tasks (json_extract(doc, '$.scope'));
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     origin TEXT NOT NULL,
@@ -143,6 +144,17 @@ class SqliteTaskStore:
                         _write(db, changed, record, now)
                         return changed
             return None
+
+        return await self._run(work)
+
+    async def list_scope(self, scope: str) -> list[TaskRecord]:
+        def work(db: sqlite3.Connection) -> list[TaskRecord]:
+            rows = db.execute(
+                "SELECT doc FROM tasks WHERE json_extract(doc, '$.scope') = ? "
+                "AND (expires_at IS NULL OR expires_at > ?) ORDER BY rowid",
+                (scope, time.time()),
+            ).fetchall()
+            return [TaskRecord.from_json(doc) for (doc,) in rows]
 
         return await self._run(work)
 
