@@ -43,15 +43,17 @@ def _parsed(path: Path) -> ast.Module:
 PIPELINE = ROOT / "_pipeline.py"
 
 # Who may call each stage: the engine routes (route, authorize) while it routes the request; the drivers run the
-# rest. Anything else calling a stage is a second road.
+# rest. A task worker runs a task's call on the same road: it looks the tool up by its served name (route) and
+# hands the rebuilt call to the async driver (drive); it does not authorize again, as the request that made the
+# task was authorized, and the task is bound to its caller. Anything else calling a stage is a second road.
 CALLERS = {
-    "route": {("_protocol/engine.py", "route")},
+    "route": {("_protocol/engine.py", "route"), ("_tasks/worker.py", "_drive")},
     "authorize": {("_protocol/engine.py", "route")},
     "prepare": {("_pipeline.py", "drive_sync"), ("_pipeline.py", "_run")},
     "invoke": {("_pipeline.py", "_run")},
     "finish": {("_pipeline.py", "drive_sync"), ("_pipeline.py", "_run")},
     "settle": {("_pipeline.py", "drive_sync"), ("_pipeline.py", "_run")},
-    "drive": {("_pipeline.py", "drive_sync"), ("_protocol/engine.py", "_answer")},
+    "drive": {("_pipeline.py", "drive_sync"), ("_protocol/engine.py", "_answer"), ("_tasks/worker.py", "_drive")},
     "drive_sync": {("_protocol/engine.py", "handle_sync")},
 }
 # The modules that may import from the pipeline at all, and what: the engine its entry points, the bare contract
