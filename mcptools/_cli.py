@@ -3,6 +3,7 @@
     mcptools list TARGET [-- TARGET_ARGS]
     mcptools call TARGET TOOL [ARGUMENTS_JSON] [-- TARGET_ARGS]
     mcptools serve TARGET [--http] [--host H] [--port P] [-- TARGET_ARGS]
+    mcptools worker TARGET --task-store URL [--task-workers N] [-- TARGET_ARGS]
     mcptools stubgen TARGET [-o FILE] | mcptools stubgen --url URL [-o FILE]
 
 TARGET is a Python file (``examples/weather.py``), a module (``app.tools``), or either followed by
@@ -27,6 +28,7 @@ from ._run import default_logging
 from ._serve import add_serve_arguments, run_serve
 from ._stubgen import add_stubgen_arguments, run_stubgen
 from ._target import load_registry, target_argv
+from ._worker import add_worker_arguments, run_worker
 
 if TYPE_CHECKING:
     from ._registry import ToolRegistry
@@ -175,7 +177,7 @@ def _explain_missing_capability(tool: str, message: str, interactive: bool) -> N
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcptools",
-        description="Typed MCP tools: list, call, serve, stubgen.",
+        description="Typed MCP tools: list, call, serve, worker, stubgen.",
         epilog="After `--`, the target's own arguments: `mcptools serve app.py -- --tz UTC` gives app.py "
         "sys.argv == ['app.py', '--tz', 'UTC'] (list, call and serve alike).",
     )
@@ -201,6 +203,9 @@ def _parser() -> argparse.ArgumentParser:
     serving = commands.add_parser("serve", help="serve the tools over MCP (stdio, or --http)")
     add_serve_arguments(serving)
     serving.set_defaults(run=run_serve)
+    working = commands.add_parser("worker", help="run the tasks of a registry's task tools (a shared task store)")
+    add_worker_arguments(working)
+    working.set_defaults(run=run_worker)
     stubbing = commands.add_parser("stubgen", help="write typed Python stubs (TypedDicts, typed clients) for tools")
     add_stubgen_arguments(stubbing)
     stubbing.set_defaults(run=run_stubgen)

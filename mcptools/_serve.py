@@ -20,7 +20,7 @@ import sys
 
 from ._errors import TargetError, ToolDefinitionError, UsageError
 from ._options import TRANSPORTS, add_arguments, from_arguments, from_worker
-from ._run import app_for, default_logging, run_registry
+from ._run import app_for, configure_tasks, default_logging, run_registry
 from ._target import load_registry, target_argv
 from ._transports.asgi import StreamableHTTPApp
 from ._transports.sse import HTTPApps
@@ -52,6 +52,7 @@ def app_from_environment() -> StreamableHTTPApp | HTTPApps:
     default_logging()
     if options["log_level"] is not None:
         logging.getLogger("mcptools").setLevel(options["log_level"])
+    configure_tasks(registry, options)
     return app_for(registry, options)
 
 
