@@ -271,35 +271,43 @@ class Client:
         seen: list[dict[str, Any]] = []
         token = f"progress-{self._wire.next_id()}"
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {}), "_meta": {"progressToken": token}}
-        rounds = 1
-        while True:
-            result = await self._request("tools/call", params, seen)
-            if result.get("resultType") != "input_required":
-                break
-            if rounds >= self._rounds:
-                raise ProtocolError(INTERNAL_ERROR, f"tool {name!r} still wanted input after {rounds} rounds")
-            rounds += 1
-            requests = result.get("inputRequests") or {}
-            responses = {key: await self._answer(ask["method"], ask.get("params", {})) for key, ask in requests.items()}
-            params = {**params, "inputResponses": responses, "requestState": result.get("requestState")}
+        result, rounds = await self._call(name, params, seen, tasks=False)
         called = _call_result(result)
         called.progress = [m["params"] for m in seen if m["method"] == "notifications/progress"]
         called.logs = [m["params"] for m in seen if m["method"] == "notifications/message"]
         called.rounds = rounds
         return called
 
+    async def _call(
+        self, name: str, params: dict[str, Any], seen: list[dict[str, Any]], *, tasks: bool
+    ) -> tuple[dict[str, Any], int]:
+        """A ``tools/call`` to its final answer (a result, or a task's handle) and the rounds it took."""
+        rounds = 1
+        while True:
+            result: dict[str, Any] = await self._request("tools/call", params, seen, tasks=tasks)
+            if result.get("resultType") != "input_required":
+                return result, rounds
+            if rounds >= self._rounds:
+                raise ProtocolError(INTERNAL_ERROR, f"tool {name!r} still wanted input after {rounds} rounds")
+            rounds += 1
+            requests = result.get("inputRequests") or {}
+            responses = {key: await self._answer(ask["method"], ask.get("params", {})) for key, ask in requests.items()}
+            params = {**params, "inputResponses": responses, "requestState": result.get("requestState")}
+
     # -- tasks --------------------------------------------------------------------------------------------
 
     async def call_tool_as_task(self, name: str, arguments: Mapping[str, Any] | None = None) -> Task:
         """Call a tool asking for a task (the Tasks extension declared over 2026-07-28, ``params.task`` over
-        2025-11-25) and return the task's handle; ``UsageError`` when the server answered at once instead (a tool
-        without ``task=``)."""
+        2025-11-25) and return the task's handle, answering the questions a tool asks before it becomes a task
+        (``ctx.continue_as_task()``) with the callbacks; ``UsageError`` when the server answered at once
+        instead (a tool without ``task=``, or arguments refused)."""
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if not self.stateless:
             params["task"] = {}
-        result = await self._request("tools/call", params, tasks=True)
+        result, _ = await self._call(name, params, [], tasks=True)
         if result.get("resultType") != "task" and "task" not in result:
-            raise UsageError(f"tool {name!r} answered without a task (is it registered with task=...?)")
+            # A tool without task=, or arguments refused before any task was made: the answer says which.
+            raise UsageError(f"tool {name!r} answered at once, without a task: {_call_result(result).text!r}")
         return Task._of(result)
 
     async def get_task(self, task_id: str) -> Task:

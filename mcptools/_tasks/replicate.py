@@ -148,12 +148,14 @@ class Replica:
 class Replication:
     """Runs while a registry with a shared store is served: publishes its changes, applies the others'."""
 
-    __slots__ = ("_registry", "_service", "origin")
+    __slots__ = ("_registry", "_service", "origin", "ready")
 
     def __init__(self, registry: TaskHost, service: TaskAccess) -> None:
         self._registry = registry
         self._service = service
         self.origin = secrets.token_hex(8)
+        # Set once the changes made before this replica started are applied: it serves nothing before that.
+        self.ready = asyncio.Event()
 
     async def run(self) -> None:
         store = self._service.store
@@ -161,7 +163,10 @@ class Replication:
         outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         replica = Replica(asyncio.get_running_loop(), outbox)
         async with store.subscribe(TOOLS_CHANNEL) as messages:
-            await self._catch_up(replica)
+            try:
+                await self._catch_up(replica)
+            finally:
+                self.ready.set()
             self._registry._replica = replica
             publishing = asyncio.ensure_future(self._publish(outbox))
             try:

@@ -82,13 +82,13 @@ class TaskService:
         self._store = open_store(self.config.store)
         self._depth = 1
         try:
-            self._start()
+            await self._start()
             yield
         finally:
             self._depth = 0
             await self._stop()
 
-    def _start(self) -> None:
+    async def _start(self) -> None:
         from .worker import Workers
 
         config = self.config
@@ -101,7 +101,12 @@ class TaskService:
             from .replicate import Replication
 
             replication = Replication(self._registry, self)
-            self._running.append(asyncio.ensure_future(replication.run()))
+            replicating = asyncio.ensure_future(replication.run())
+            self._running.append(replicating)
+            # Serve the tool list every replica serves from the start: the earlier changes applied first.
+            ready = asyncio.ensure_future(replication.ready.wait())
+            await asyncio.wait((replicating, ready), timeout=10.0, return_when=asyncio.FIRST_COMPLETED)
+            ready.cancel()
 
     async def _stop(self) -> None:
         running, self._running = self._running, []

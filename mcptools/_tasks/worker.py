@@ -135,7 +135,8 @@ class Workers:
         self._service = service
         # Unique among every worker sharing the store: the lease's owner.
         self.name = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
-        self._held: dict[str, Call] = {}
+        # The runs in progress, by task: each one's Call and what tells its heartbeat to stop it.
+        self._held: dict[str, tuple[Call, asyncio.Event]] = {}
         self._wake = asyncio.Event()
 
     @property
@@ -178,7 +179,7 @@ class Workers:
             elif payload.get("status") == "cancelled":
                 held = self._held.get(str(payload.get("taskId")))
                 if held is not None:
-                    held.session.cancel(held.request_id)
+                    held[1].set()
 
     async def _slot(self) -> None:
         config = self._service.config
@@ -199,9 +200,10 @@ class Workers:
         call = self._call_for(record)
         stream = call.stream
         assert isinstance(stream, _StatusStream)
+        stop = asyncio.Event()
+        self._held[record.task_id] = (call, stop)
         run = asyncio.ensure_future(self._drive(call, record))
-        beat = asyncio.ensure_future(self._heartbeat(call, record.task_id))
-        self._held[record.task_id] = call
+        beat = asyncio.ensure_future(self._heartbeat(call, record.task_id, stop))
         try:
             await asyncio.shield(run)
         except asyncio.CancelledError:
@@ -217,19 +219,23 @@ class Workers:
             stream.stop()
             self._held.pop(record.task_id, None)
 
-    async def _heartbeat(self, call: Call, task_id: str) -> None:
+    async def _heartbeat(self, call: Call, task_id: str, stop: asyncio.Event) -> None:
+        """Renew the lease every third of it; stop the run when told to (the task was cancelled) or when the
+        renewal is refused (cancelled, expired, or taken over by another worker after this one's lease ran out)."""
         config = self._service.config
-        while True:
-            await asyncio.sleep(config.lease_ms / 3000)
+        while not stop.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), config.lease_ms / 3000)
+            if stop.is_set():
+                break
             try:
-                holds = await operations.heartbeat(self._store, task_id, self.name, lease_ms=config.lease_ms)
+                if not await operations.heartbeat(self._store, task_id, self.name, lease_ms=config.lease_ms):
+                    stop.set()
             except Exception:
                 logger.warning("mcptools: renewing the lease of task %s failed", task_id, exc_info=True)
-                continue
-            if not holds:
-                # Cancelled, expired, or taken over by another worker after this one's lease ran out: stop.
-                call.session.cancel(call.request_id)
-                return
+        # As a client's notifications/cancelled stops a call; the run may not have started its tool yet.
+        while not call.session.cancel(call.request_id):
+            await asyncio.sleep(0.01)
 
     def _call_for(self, record: TaskRecord) -> Call:
         """The ``Call`` of a task's run, rebuilt from its record: the tool by its served name, the arguments as
