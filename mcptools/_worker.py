@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ._errors import TargetError, ToolDefinitionError, UsageError
 from ._options import TASK_OPTIONS, add_arguments, from_arguments, resolve
 from ._run import configure_tasks, default_logging
+from ._serve import refused
 from ._target import load_registry, target_argv
 
 if TYPE_CHECKING:
@@ -44,12 +45,8 @@ def run_worker(args: argparse.Namespace) -> int:
         registry = load_registry(args.target)
         # The registry's own settings (ToolRegistry(..., task_store=...)) are the defaults the flags override.
         options = resolve("stdio", from_arguments(args), registry.settings.given(), flags=True)
-    except UsageError as exc:
-        sys.stderr.write(f"mcptools: {exc}\n")
-        return 2
-    except (TargetError, ToolDefinitionError) as exc:
-        sys.stderr.write(f"mcptools: {type(exc).__name__}: {exc}\n")
-        return 2
+    except (UsageError, TargetError, ToolDefinitionError) as exc:
+        return refused(exc)
     default_logging()
     if options["log_level"] is not None:
         logging.getLogger("mcptools").setLevel(options["log_level"])

@@ -578,3 +578,17 @@ def test_a_replica_starting_later_applies_the_changes_made_before_it(tmp_path: P
 
     listed = run(body)
     assert "added_at_run_time" in listed and "plain" not in listed and "slow" in listed
+
+
+def test_mcptools_worker_refuses_a_store_it_cannot_share_and_a_target_without_task_tools(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from mcptools._cli import main
+
+    assert main(["worker", "tests/tasks_app.py"]) == 2
+    assert "a worker needs the store its servers use, shared: --task-store" in capsys.readouterr().err
+    assert main(["worker", "tests/tasks_app.py", "--task-store", "ftp://nowhere"]) == 2
+    assert "--task-store must be a URL: memory://, sqlite:///path/tasks.db or redis://" in capsys.readouterr().err
+    store = f"sqlite:///{tmp_path / 'tasks.db'}"
+    assert main(["worker", "examples/weather.py", "--task-store", store]) == 2
+    assert "has no tool with task=...; there is nothing to run" in capsys.readouterr().err

@@ -75,16 +75,21 @@ def task_required(call: Call) -> ProtocolError:
     return extension_required(f"tool {call.name!r} runs only as a task")
 
 
-def _task(record: TaskRecord) -> dict[str, Any]:
+def _task(record: TaskRecord, legacy: bool = False) -> dict[str, Any]:
+    """The task's own fields: 2026-07-28's, or 2025-11-25's (``ttl``, ``pollInterval``; a tool result with
+    ``isError`` is a failed task there)."""
+    status = record.status
+    if legacy and status == "completed" and record.result is not None and record.result.get("isError") is True:
+        status = "failed"
     task: dict[str, Any] = {
         "taskId": record.task_id,
-        "status": record.status,
+        "status": status,
         "createdAt": iso_time(record.created_at),
         "lastUpdatedAt": iso_time(record.updated_at),
-        "ttlMs": record.ttl_ms,
+        "ttl" if legacy else "ttlMs": record.ttl_ms,
     }
     if record.poll_interval_ms is not None:
-        task["pollIntervalMs"] = record.poll_interval_ms
+        task["pollInterval" if legacy else "pollIntervalMs"] = record.poll_interval_ms
     if record.status_message is not None:
         task["statusMessage"] = record.status_message
     return task
@@ -111,19 +116,5 @@ def detailed(record: TaskRecord) -> dict[str, Any]:
 
 
 def legacy_task(record: TaskRecord) -> dict[str, Any]:
-    """A 2025-11-25 ``Task``: a tool result with ``isError`` is a failed task there."""
-    status = record.status
-    if status == "completed" and record.result is not None and record.result.get("isError") is True:
-        status = "failed"
-    task: dict[str, Any] = {
-        "taskId": record.task_id,
-        "status": status,
-        "createdAt": iso_time(record.created_at),
-        "lastUpdatedAt": iso_time(record.updated_at),
-        "ttl": record.ttl_ms,
-    }
-    if record.poll_interval_ms is not None:
-        task["pollInterval"] = record.poll_interval_ms
-    if record.status_message is not None:
-        task["statusMessage"] = record.status_message
-    return task
+    """A 2025-11-25 ``Task``."""
+    return _task(record, legacy=True)
