@@ -581,10 +581,13 @@ def test_a_replica_starting_later_applies_the_changes_made_before_it(tmp_path: P
 
 
 def test_mcptools_worker_refuses_a_store_it_cannot_share_and_a_target_without_task_tools(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import sys
+
     from mcptools._cli import main
 
+    monkeypatch.setattr(sys, "argv", list(sys.argv))  # the command gives the target its own sys.argv
     assert main(["worker", "tests/tasks_app.py"]) == 2
     assert "a worker needs the store its servers use, shared: --task-store" in capsys.readouterr().err
     assert main(["worker", "tests/tasks_app.py", "--task-store", "ftp://nowhere"]) == 2
