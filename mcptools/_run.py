@@ -300,7 +300,7 @@ def run_registry(
     if registry.offers_tasks and options["workers"] > 1 and options["task_store"] is None:
         # Each HTTP worker process would keep its own tasks: one made in one process is unknown to the others.
         logger.warning(
-            "mcptools: %d worker processes would each keep tasks in memory, where only the process that made a "
+            "%d worker processes would each keep tasks in memory, where only the process that made a "
             "task finds it; pass --task-store sqlite:///tasks.db (or redis://...) so that they share them",
             options["workers"],
         )

@@ -78,6 +78,6 @@ async def _work(registry: ToolRegistry) -> int:
         async with registry.running():
             await stopping.wait()
     except Exception:
-        logging.getLogger("mcptools").exception("mcptools: the worker for %r failed", registry.name)
+        logging.getLogger("mcptools").exception("the worker for %r failed", registry.name)
         return 1
     return 0

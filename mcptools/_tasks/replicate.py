@@ -117,7 +117,7 @@ class Replica:
                 self._warned.add(name)
                 why = "its options are not JSON" if reference is not None else "no other process can import it"
                 logger.warning(
-                    "mcptools: tool %r was added on this replica only (%s); to add it on every replica, add a "
+                    "tool %r was added on this replica only (%s); to add it on every replica, add a "
                     "module-level function of a module they all import",
                     name,
                     why,
@@ -189,7 +189,7 @@ class Replication:
                 await store.put_shared(_DOCUMENT, document)
                 await store.publish(TOOLS_CHANNEL, {**change, "origin": self.origin})
             except Exception:
-                logger.warning("mcptools: a tool change could not be sent to the other replicas", exc_info=True)
+                logger.warning("a tool change could not be sent to the other replicas", exc_info=True)
 
     async def _catch_up(self, replica: Replica) -> None:
         """Apply what other replicas changed before this one started (the shared document)."""
@@ -232,7 +232,7 @@ class Replication:
                     toggle = registry.enable if op == "enable" else registry.disable
                     replica.apply(lambda: toggle(*names, tags=tags))
         except (MCPToolsError, ImportError, AttributeError, TypeError) as problem:
-            logger.warning("mcptools: another replica's tool change %s could not be applied here: %s", op, problem)
+            logger.warning("another replica's tool change %s could not be applied here: %s", op, problem)
 
 
 def _fold(document: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:

@@ -113,7 +113,7 @@ class _StatusStream:
             try:
                 await operations.note(self.store, self.task_id, self.worker, text)
             except Exception:
-                logger.warning("mcptools: could not write the status of task %s", self.task_id, exc_info=True)
+                logger.warning("could not write the status of task %s", self.task_id, exc_info=True)
             await asyncio.sleep(_STATUS_EVERY)
 
     async def close(self) -> None:
@@ -166,10 +166,10 @@ class Workers:
             try:
                 reaped = await operations.reap(self._store, max_attempts=config.max_attempts)
                 for record in reaped:
-                    logger.warning("mcptools: task %s lost its worker: %s", record.task_id, record.status_message)
+                    logger.warning("task %s lost its worker: %s", record.task_id, record.status_message)
                 await self._store.purge()
             except Exception:
-                logger.warning("mcptools: reaping tasks failed; trying again later", exc_info=True)
+                logger.warning("reaping tasks failed; trying again later", exc_info=True)
 
     async def _listen(self, events: Subscription) -> None:
         async for message in events:
@@ -188,13 +188,16 @@ class Workers:
             try:
                 record = await operations.claim_next(self._store, self.name, lease_ms=config.lease_ms)
             except Exception:
-                logger.warning("mcptools: claiming a task failed; trying again shortly", exc_info=True)
+                logger.warning("claiming a task failed; trying again shortly", exc_info=True)
                 record = None
             if record is None:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), _IDLE_SECONDS)
                 continue
-            await self._execute(record)
+            try:
+                await self._execute(record)
+            except Exception:  # the store failed us while finishing: the lease runs out, and the reaper retries
+                logger.exception("task %s could not be finished; it will be retried", record.task_id)
 
     async def _execute(self, record: TaskRecord) -> None:
         call = self._call_for(record)
@@ -232,7 +235,7 @@ class Workers:
                 if not await operations.heartbeat(self._store, task_id, self.name, lease_ms=config.lease_ms):
                     stop.set()
             except Exception:
-                logger.warning("mcptools: renewing the lease of task %s failed", task_id, exc_info=True)
+                logger.warning("renewing the lease of task %s failed", task_id, exc_info=True)
         # As a client's notifications/cancelled stops a call; the run may not have started its tool yet.
         while not call.session.cancel(call.request_id):
             await asyncio.sleep(0.01)
@@ -287,7 +290,7 @@ class Workers:
             await operations.fail(store, task_id, worker, error, problem.message)
             return
         except Exception:
-            logger.exception("mcptools: internal error while running task %s", task_id)
+            logger.exception("internal error while running task %s", task_id)
             await operations.fail(store, task_id, worker, {"code": INTERNAL_ERROR, "message": "Internal error"})
             return
         if result is None:
