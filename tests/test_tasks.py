@@ -296,17 +296,23 @@ class Counting(Middleware):
         return await call_next(call)
 
 
-def test_call_middleware_wraps_the_request_that_makes_the_task_not_the_worker_s_run() -> None:
+def test_call_middleware_wraps_the_request_that_makes_the_task_not_the_worker_s_run(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from mcptools.middleware import LogCalls
+
     registry = _registry()
     counting = Counting()
-    registry.use(counting)
+    registry.use(counting, LogCalls())
 
     async def body() -> Task:
         async with Client(registry, protocol="2026-07-28") as client:
             return await client.wait_for_task((await client.call_tool_as_task("slow", {"seconds": 0})).task_id)
 
-    assert run(body).status == "completed"
+    with caplog.at_level(logging.INFO, logger="mcptools.calls"):
+        assert run(body).status == "completed"
     assert counting.calls == ["slow"]
+    assert [record.mcp_outcome for record in caplog.records if record.name == "mcptools.calls"] == ["task"]
 
 
 # -- 2025-11-25 ---------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """A task store in an SQLite file (the standard library's ``sqlite3``): tasks survive a restart of the server, and
 every process on the machine that opens the same file shares them.
 
-The file is in WAL mode, so readers never wait for the writer; each change is one ``BEGIN IMMEDIATE``
-transaction (read, apply the ``Change``, write), which holds SQLite's write lock and so is atomic across
-processes. One thread per store owns its connection (``sqlite3`` connections are not for sharing between
+The file is in WAL mode with ``synchronous=NORMAL``: nothing committed is lost when a process dies (a crash, a
+``kill -9``, a restart), and only a power loss or an operating system crash may take the last commits back (FULL
+would fsync every commit to close that gap, at several times the cost of a change). Readers never wait for the
+writer; each change is one ``BEGIN IMMEDIATE`` transaction (read, apply the ``Change``, write), which holds
+SQLite's write lock and so is atomic across processes. One thread per store owns its connection (``sqlite3`` connections are not for sharing between
 threads) and the event loop awaits it, so a write waiting for another process's lock never blocks the loop.
 
 SQLite has no notifications between processes. Published messages are rows of an ``events`` table, written in
