@@ -5,8 +5,9 @@ The file is in WAL mode with ``synchronous=NORMAL``: nothing committed is lost w
 ``kill -9``, a restart), and only a power loss or an operating system crash may take the last commits back (FULL
 would fsync every commit to close that gap, at several times the cost of a change). Readers never wait for the
 writer; each change is one ``BEGIN IMMEDIATE`` transaction (read, apply the ``Change``, write), which holds
-SQLite's write lock and so is atomic across processes. One thread per store owns its connection (``sqlite3`` connections are not for sharing between
-threads) and the event loop awaits it, so a write waiting for another process's lock never blocks the loop.
+SQLite's write lock and so is atomic across processes. One thread per store owns its connection (``sqlite3``
+connections are not for sharing between threads) and the event loop awaits it, so a write waiting for another
+process's lock never blocks the loop.
 
 SQLite has no notifications between processes. Published messages are rows of an ``events`` table, written in
 the same transaction as the change they announce; subscribers in this process get them at once, and a poller
