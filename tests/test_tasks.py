@@ -601,3 +601,29 @@ def test_mcptools_worker_refuses_a_store_it_cannot_share_and_a_target_without_ta
     store = f"sqlite:///{tmp_path / 'tasks.db'}"
     assert main(["worker", "examples/weather.py", "--task-store", store]) == 2
     assert "has no tool with task=...; there is nothing to run" in capsys.readouterr().err
+
+
+def test_a_server_stopping_gives_its_running_tasks_back_for_the_next_to_run(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'tasks.db'}"
+
+    async def stopped_mid_run() -> str:
+        registry = _registry(store=url)
+        async with Client(registry, protocol="2026-07-28") as client:
+            task = await client.call_tool_as_task("slow", {"seconds": 0.3})
+            store = registry.task_service.store
+            assert store is not None
+            await _until(lambda: _claimed(store, task.task_id))
+        return task.task_id  # the client's exit stopped the server, its worker mid-run
+
+    async def next_server(task_id: str) -> Task:
+        async with Client(_registry(store=url), protocol="2026-07-28") as client:
+            return await client.wait_for_task(task_id)
+
+    task_id = run(stopped_mid_run)
+    done = run(lambda: next_server(task_id))
+    assert done.status == "completed" and done.result is not None and done.result.text == "slept 0.3"
+
+
+async def _claimed(store: Any, task_id: str) -> bool:
+    record = await store.get(task_id)
+    return record is not None and record.owner is not None
