@@ -140,7 +140,7 @@ def test_the_capability_and_task_support_are_advertised_only_by_a_registry_with_
 def test_a_task_runs_to_the_result_a_direct_call_gives_and_reports_progress_and_logs_as_its_status() -> None:
     async def body() -> None:
         async with Client(_registry(), protocol="2026-07-28") as client:
-            task = await client.call_tool_as_task("slow", {"seconds": 0.3})
+            task = await client.call_tool_as_task("slow", {"seconds": 0.15})
             assert task.status == "working" and task.raw["resultType"] == "task" and task.raw["ttlMs"] == 3_600_000
             assert task.raw["pollIntervalMs"] == 1000 and "result" not in task.raw
             for _ in range(100):  # the status message follows what the tool reported
@@ -152,7 +152,7 @@ def test_a_task_runs_to_the_result_a_direct_call_gives_and_reports_progress_and_
             done = await client.wait_for_task(task.task_id)
             direct = await client.call_tool("slow", {"seconds": 0})
             assert done.status == "completed" and done.result is not None
-            assert done.result.text == "slept 0.3" and direct.text == "slept 0"
+            assert done.result.text == "slept 0.15" and direct.text == "slept 0"
             assert direct.progress  # a direct call still streams its progress as notifications
             # A task's progress and logs never become notifications (the extension forbids them for tasks).
             assert all(note["params"].get("progressToken") != task.task_id for note in client.notifications)
@@ -379,14 +379,14 @@ def test_a_caller_sees_only_its_own_tasks_and_tasks_list_lists_them() -> None:
 
 
 def test_a_lost_lease_is_retried_by_the_reaper_and_the_run_counts_as_lost() -> None:
-    registry = _registry(lease_ms=200, workers=0)  # no worker here: the test plays the one that dies
+    registry = _registry(lease_ms=100, workers=0)  # no worker here: the test plays the one that dies
 
     async def body() -> None:
         async with Client(registry, protocol="2026-07-28") as client:
             store = registry.task_service.store
             assert store is not None
             task = await client.call_tool_as_task("slow", {"seconds": 0})
-            claimed = await operations.claim_next(store, "doomed-worker", lease_ms=200)
+            claimed = await operations.claim_next(store, "doomed-worker", lease_ms=100)
             assert claimed is not None and claimed.task_id == task.task_id
             for _ in range(100):  # the reaper of this replica requeues it once the lease runs out
                 record = await store.get(task.task_id)
@@ -418,10 +418,10 @@ def test_finished_tasks_survive_a_restart_of_the_server_with_the_sqlite_store(tm
 
 def test_a_task_past_its_ttl_is_gone() -> None:
     async def body() -> None:
-        async with Client(_registry(ttl_ms=150), protocol="2026-07-28") as client:
+        async with Client(_registry(ttl_ms=60), protocol="2026-07-28") as client:
             task = await client.call_tool_as_task("slow", {"seconds": 0})
-            assert task.raw["ttlMs"] == 150
-            await asyncio.sleep(0.2)
+            assert task.raw["ttlMs"] == 60
+            await asyncio.sleep(0.1)
             with pytest.raises(ProtocolError) as gone:
                 await client.get_task(task.task_id)
         assert gone.value.code == -32602
@@ -609,7 +609,7 @@ def test_a_server_stopping_gives_its_running_tasks_back_for_the_next_to_run(tmp_
     async def stopped_mid_run() -> str:
         registry = _registry(store=url)
         async with Client(registry, protocol="2026-07-28") as client:
-            task = await client.call_tool_as_task("slow", {"seconds": 0.3})
+            task = await client.call_tool_as_task("slow", {"seconds": 0.1})
             store = registry.task_service.store
             assert store is not None
             await _until(lambda: _claimed(store, task.task_id))
@@ -621,7 +621,7 @@ def test_a_server_stopping_gives_its_running_tasks_back_for_the_next_to_run(tmp_
 
     task_id = run(stopped_mid_run)
     done = run(lambda: next_server(task_id))
-    assert done.status == "completed" and done.result is not None and done.result.text == "slept 0.3"
+    assert done.status == "completed" and done.result is not None and done.result.text == "slept 0.1"
 
 
 async def _claimed(store: Any, task_id: str) -> bool:
