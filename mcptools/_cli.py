@@ -150,8 +150,17 @@ async def _call_async(
         elicitation=prompter,
         roots=[{"uri": Path.cwd().as_uri(), "name": "current directory"}],
     )
+    entry = registry.get(tool)
     async with client:
         try:
+            if entry is not None and entry.task == "required":
+                # A tool that runs only as a task: run it as one and wait for its end (its questions asked here).
+                task = await client.wait_for_task(
+                    (await client.call_tool_as_task(tool, arguments)).task_id, timeout=None
+                )
+                if task.error is not None:
+                    return {"jsonrpc": "2.0", "id": 1, "error": task.error}
+                return {"jsonrpc": "2.0", "id": 1, "result": task.result.raw if task.result is not None else {}}
             called = await client.call_tool(tool, arguments)
         except ProtocolError as problem:
             error: dict[str, Any] = {"code": problem.code, "message": problem.message}

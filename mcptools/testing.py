@@ -325,9 +325,10 @@ class Client:
         """``tasks/cancel``: the task ends ``cancelled`` unless it had ended already."""
         await self._request("tasks/cancel", {"taskId": task_id}, tasks=True)
 
-    async def wait_for_task(self, task_id: str, *, timeout: float = 10.0) -> Task:
+    async def wait_for_task(self, task_id: str, *, timeout: float | None = 10.0) -> Task:
         """Poll the task until it ends and return it, answering its questions with the callbacks on the way
-        (2025-11-25: ``tasks/result``, whose stream carries them); ``TimeoutError`` after ``timeout`` seconds."""
+        (2025-11-25: ``tasks/result``, whose stream carries them); ``TimeoutError`` after ``timeout`` seconds
+        (``None``: wait as long as it takes)."""
         if not self.stateless:
             outcome: dict[str, Any] | None = None
             failure: dict[str, Any] | None = None
@@ -502,7 +503,7 @@ class SyncClient:
     def cancel_task(self, task_id: str) -> None:
         self._run(self.client.cancel_task(task_id))
 
-    def wait_for_task(self, task_id: str, *, timeout: float = 10.0) -> Task:
+    def wait_for_task(self, task_id: str, *, timeout: float | None = 10.0) -> Task:
         return self._run(self.client.wait_for_task(task_id, timeout=timeout))
 
     @property

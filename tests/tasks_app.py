@@ -42,3 +42,9 @@ def install_extra() -> str:
     """Add the tool `extra` to this replica (and so to every replica sharing the store)."""
     registry.add(extra)
     return "installed"
+
+
+@registry.tool(task="required")
+def stamp() -> str:
+    """Runs only as a task."""
+    return f"stamped in process {os.getpid()}"

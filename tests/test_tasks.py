@@ -627,3 +627,16 @@ def test_a_server_stopping_gives_its_running_tasks_back_for_the_next_to_run(tmp_
 async def _claimed(store: Any, task_id: str) -> bool:
     record = await store.get(task_id)
     return record is not None and record.owner is not None
+
+
+def test_mcptools_call_runs_a_tool_that_runs_only_as_a_task_as_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import sys
+
+    from mcptools._cli import main
+
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    assert main(["call", "tests/tasks_app.py", "stamp"]) == 0
+    assert f"stamped in process {os.getpid()}" in capsys.readouterr().out
