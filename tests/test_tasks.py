@@ -312,7 +312,9 @@ def test_call_middleware_wraps_the_request_that_makes_the_task_not_the_worker_s_
     with caplog.at_level(logging.INFO, logger="mcptools.calls"):
         assert run(body).status == "completed"
     assert counting.calls == ["slow"]
-    assert [record.mcp_outcome for record in caplog.records if record.name == "mcptools.calls"] == ["task"]
+    assert [getattr(record, "mcp_outcome", None) for record in caplog.records if record.name == "mcptools.calls"] == [
+        "task"
+    ]
 
 
 # -- 2025-11-25 ---------------------------------------------------------------------------------------------
