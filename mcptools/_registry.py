@@ -546,8 +546,10 @@ class ToolRegistry:
 
     def running(self) -> AbstractAsyncContextManager[Any]:
         """``async with registry.running() as state:`` runs the lifespan around the block (entries nest; the
-        last one out closes it). Servers enter it themselves; enter it to use ``handle_async`` (or a test
-        client) with lifespan state. ``registry.handle`` used bare never runs the lifespan."""
+        last one out closes it), and, for a registry with task tools or a shared task store, its tasks (the store,
+        the workers in this process, the replication of its tool list). Servers enter it themselves; enter it to
+        use ``handle_async`` (or a test client) with lifespan state. ``registry.handle`` used bare never runs the
+        lifespan."""
         return self._lifespan.running()
 
     @property
