@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, final
 
 import pytest
 
@@ -28,6 +28,8 @@ from mcptools import (
 from mcptools._protocol.session import Session
 from mcptools._tasks import operations
 from mcptools._tasks.config import TaskConfig
+from mcptools._tasks.memory_store import MemoryTaskStore
+from mcptools._tasks.store import Subscription
 from mcptools.auth import Principal
 from mcptools.middleware import CallNext, CallResult
 from mcptools.testing import Client, Task
@@ -471,38 +473,81 @@ def test_a_hand_off_made_in_a_helper_is_warned_about_and_still_runs(caplog: pyte
 # -- subscriptions/listen -------------------------------------------------------------------------------------
 
 
-@asynccontextmanager
-async def _listening(client: Client, task_ids: list[str]) -> AsyncIterator[list[dict[str, Any]]]:
-    seen: list[dict[str, Any]] = []
-    params = {"notifications": {"taskIds": task_ids}}
-    listen = asyncio.ensure_future(client._request("subscriptions/listen", params, seen, tasks=True))
-    try:
-        for _ in range(100):
-            if seen:
-                break
-            await asyncio.sleep(0.01)
-        yield seen
-    finally:
-        listen.cancel()
+@final
+class _Stream(list[dict[str, Any]]):
+    """The frames of a listen stream, as the transport appends them; ``on_ack`` starts the moment the
+    acknowledgment arrives (no poll in between), so a change made right after it races the server's feed."""
+
+    def __init__(self, on_ack: Callable[[], Coroutine[Any, Any, object]]) -> None:
+        super().__init__()
+        self.on_ack = on_ack
+        self.reaction: asyncio.Future[object] | None = None
+
+    def append(self, frame: dict[str, Any]) -> None:
+        super().append(frame)
+        if self.reaction is None:
+            self.reaction = asyncio.ensure_future(self.on_ack())
 
 
-def test_a_listen_stream_follows_the_tasks_it_names_and_needs_the_extension() -> None:
+def test_a_listen_stream_follows_the_tasks_it_names_and_needs_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Subscribing takes a while, as on Redis a first subscription takes a connection and a round trip: the stream
+    # must not be acknowledged before its feed hears every change.
+    subscribe = MemoryTaskStore.subscribe
+
+    @asynccontextmanager
+    async def slowly(store: MemoryTaskStore, *channels: str) -> AsyncIterator[Subscription]:
+        await asyncio.sleep(0.05)
+        async with subscribe(store, *channels) as subscription:
+            yield subscription
+
+    monkeypatch.setattr(MemoryTaskStore, "subscribe", slowly)
+
     async def body() -> None:
         async with Client(_registry(), protocol="2026-07-28", elicitation=_accept) as client:
             task = await client.call_tool_as_task("asks")
-            async with _listening(client, [task.task_id, "unknown"]) as seen:
-                for _ in range(200):
-                    if any(message["params"].get("status") == "input_required" for message in seen[1:]):
-                        break
-                    await asyncio.sleep(0.01)
+            while (await client.get_task(task.task_id)).status == "working":
+                await asyncio.sleep(0.01)
+            # The answer goes in as soon as the stream is acknowledged: a feed that subscribed only after the
+            # acknowledgment went out would miss the change it makes.
+            answer = {"a": {"action": "accept", "content": {"ok": True}}}
+            seen = _Stream(lambda: client.update_task(task.task_id, answer))
+            params = {"notifications": {"taskIds": [task.task_id, "unknown"]}}
+            listen = asyncio.ensure_future(client._request("subscriptions/listen", params, seen, tasks=True))
+            for _ in range(200):
+                if len(seen) > 1:
+                    break
+                await asyncio.sleep(0.01)
+            listen.cancel()
             with pytest.raises(ProtocolError) as undeclared:
                 await client._request("subscriptions/listen", {"notifications": {"taskIds": [task.task_id]}})
         acknowledged, *changes = seen
-        assert acknowledged["params"]["notifications"]["taskIds"] == [task.task_id]
-        assert changes and changes[-1]["method"] == "notifications/tasks"
-        assert changes[-1]["params"]["taskId"] == task.task_id and "inputRequests" in changes[-1]["params"]
-        assert changes[-1]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] is not None
+        assert acknowledged["params"]["notifications"]["taskIds"] == [task.task_id]  # the unknown one left out
+        assert changes and changes[0]["method"] == "notifications/tasks"
+        assert changes[0]["params"]["taskId"] == task.task_id and changes[0]["params"]["status"] == "input_required"
+        assert set(changes[0]["params"]["inputRequests"]) == {"b"}  # the whole task, as tasks/get shows it
+        assert changes[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] is not None
         assert undeclared.value.code == -32021
+
+    run(body)
+
+
+def test_a_listen_stream_whose_store_cannot_subscribe_ends_with_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def body() -> None:
+        async with Client(_registry(), protocol="2026-07-28") as client:
+            task = await client.call_tool_as_task("slow", {"seconds": 5})
+
+            def unreachable(store: MemoryTaskStore, *channels: str) -> AbstractAsyncContextManager[Subscription]:
+                raise ConnectionError("the store is unreachable")
+
+            monkeypatch.setattr(MemoryTaskStore, "subscribe", unreachable)
+            with pytest.raises(ProtocolError) as failed:
+                await asyncio.wait_for(
+                    client._request("subscriptions/listen", {"notifications": {"taskIds": [task.task_id]}}, tasks=True),
+                    5,
+                )
+            monkeypatch.undo()
+            await client.cancel_task(task.task_id)
+        assert failed.value.code == -32603  # an internal error, never a stream left hanging unacknowledged
 
     run(body)
 

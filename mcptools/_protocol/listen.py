@@ -39,6 +39,7 @@ class TaskFeed(Protocol):
     which sends ``notifications/tasks`` for each change until cancelled."""
 
     ids: list[str]
+    subscribed: asyncio.Event
 
     async def follow(self, send: Callable[[dict[str, Any]], Coroutine[Any, Any, None]]) -> None: ...
 
@@ -129,13 +130,6 @@ class Listeners:
             session.track(request_id, task, lambda: None)
         following: asyncio.Future[None] | None = None
         try:
-            await send(
-                {
-                    "jsonrpc": "2.0",
-                    "method": "notifications/subscriptions/acknowledged",
-                    "params": {"_meta": tag, "notifications": honoured},
-                }
-            )
             if tasks is not None and tasks.ids:
 
                 async def tagged(message: dict[str, Any]) -> None:
@@ -143,6 +137,14 @@ class Listeners:
                     await send(message)
 
                 following = asyncio.ensure_future(tasks.follow(tagged))
+                await _subscribed(tasks, following)
+            await send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/subscriptions/acknowledged",
+                    "params": {"_meta": tag, "notifications": honoured},
+                }
+            )
             while not stream.ended:
                 await stream.wake.wait()
                 stream.wake.clear()
@@ -159,3 +161,17 @@ class Listeners:
             ending()
             session.untrack(request_id)
         return {"resultType": "complete", "_meta": tag}
+
+
+async def _subscribed(tasks: TaskFeed, following: asyncio.Future[None]) -> None:
+    """Wait until the feed hears every change, so the acknowledgment goes out only then and no change made after
+    it is missed; a feed that fails first (its store unreachable) ends the request with its error, not a hang."""
+    import asyncio
+
+    ready = asyncio.ensure_future(tasks.subscribed.wait())
+    try:
+        await asyncio.wait((ready, following), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        ready.cancel()
+    if following.done():
+        following.result()

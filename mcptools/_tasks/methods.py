@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._errors import ClientRequestError, ProtocolError
@@ -178,15 +178,19 @@ class TaskFeed:
 
     store: TaskStore | None
     ids: list[str]
+    # Set once the feed hears every change: the listen stream acknowledges only then, so none is missed.
+    subscribed: asyncio.Event = field(default_factory=asyncio.Event, init=False)
 
     async def follow(self, send: Callable[[dict[str, Any]], Coroutine[Any, Any, None]]) -> None:
         """Send every change of the followed tasks until cancelled."""
         store = self.store
         wanted = set(self.ids)
         if store is None or not wanted:
+            self.subscribed.set()
             await asyncio.get_running_loop().create_future()  # nothing to follow: wait to be cancelled
             return
         async with store.subscribe(TASKS_CHANNEL) as events:
+            self.subscribed.set()
             async for message in events:
                 task_id = message.payload.get("taskId")
                 if task_id not in wanted:
