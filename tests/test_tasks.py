@@ -178,7 +178,9 @@ def test_errors_end_as_the_task_s_outcome_in_the_words_of_a_direct_call(protocol
         assert failed.result is not None and failed.result.is_error and failed.result.text == "the job failed"
         # 2026-07-28: a tool error is a completed task; 2025-11-25 calls it failed, with the same result.
         assert failed.status == ("completed" if protocol == "2026-07-28" else "failed")
-        assert crashed.result is not None and crashed.result.text == direct.text == "Tool 'crashes' failed: ValueError"
+        # A raised message reaches the model (mask_error_details=False, the default), from a task as on the call.
+        assert crashed.result is not None
+        assert crashed.result.text == direct.text == "Tool 'crashes' failed: ValueError: secret detail"
         assert refused.status == "failed" and refused.result is None and refused.error is not None
         assert refused.error["code"] == -32002 and refused.error["message"] == "refused by the tool"
         assert invalid_direct.is_error and invalid_direct.text.startswith("Invalid arguments")

@@ -86,8 +86,10 @@ def run_context(call: Call) -> dict[str, Any]:
             "scopes": sorted(principal.scopes),
             "clientId": principal.client_id,
         }
-    if call.repairs is not None:
-        context["repairs"] = sorted(call.repairs)
+    provider = call.provider
+    if provider is not None:
+        # A provider's run: its arguments are the original schema's already, and it chose its own repairs.
+        context["provider"] = {"repairs": None if provider.repairs is None else sorted(provider.repairs)}
     return context
 
 

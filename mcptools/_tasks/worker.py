@@ -31,7 +31,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
-from .._call import Call
+from .._call import Call, ProviderCall
 from .._errors import ProtocolError
 from .._jsonrpc import INTERNAL_ERROR
 from .._pipeline import drive, route
@@ -251,16 +251,15 @@ class Workers:
         }
         params = {"name": record.tool, "arguments": dict(record.arguments)}
         registry = self._registry
-        call = Call(
-            f"task:{record.task_id}:{record.attempts}",
-            "tools/call",
-            params,
-            meta,
-            False,  # a task's run reads its answers from the record, as a 2026-07-28 round does
-            Session(peer="task"),
-            registry,
-            registry.engine.sealer,
-        )
+        call = Call()  # the fields the engine's routing sets on a request's Call
+        call.request_id = f"task:{record.task_id}:{record.attempts}"
+        call.method = "tools/call"
+        call.params = params
+        call.meta = meta
+        call.legacy = False  # a task's run reads its answers from the record, as a 2026-07-28 round does
+        call.session = Session(peer="task")
+        call.source = registry
+        call.sealer = registry.engine.sealer
         call.rounds = ({key: dict(value) for key, value in record.input_responses.items()}, None)
         call.stream = _StatusStream(self._store, record.task_id, self.name)
         caller = context.get("principal")
@@ -270,9 +269,10 @@ class Workers:
                 scopes=frozenset(caller.get("scopes") or ()),
                 client_id=caller.get("clientId"),
             )
-        repairs = context.get("repairs")
-        if type(repairs) is list:
-            call.repairs = frozenset(repairs)
+        provider = context.get("provider")
+        if type(provider) is dict:
+            repairs = provider.get("repairs")
+            call.provider = ProviderCall(frozenset(repairs) if type(repairs) is list else None)
         return call
 
     async def _drive(self, call: Call, record: TaskRecord) -> None:
