@@ -44,10 +44,10 @@ if TYPE_CHECKING:
     from ._options import ServeDefaults, ServeSettings, TransportName
     from ._peer_apps import SessionManager
     from ._profiles import ProfileName
-    from ._transports.asgi import StreamableHTTPApp
-    from ._transports.sse import SSEApp
     from ._tasks.host import ToolChanges
     from ._tasks.service import TaskService
+    from ._transports.asgi import StreamableHTTPApp
+    from ._transports.sse import SSEApp
 
 __all__ = ["Lifespan", "Tool", "ToolAnnotations", "ToolRegistry", "tool"]
 
@@ -58,6 +58,9 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+# Long: ToolRegistry is the one class users hold, and its surface is the peers' (FastMCP's constructor, run, the
+# apps); registration, the tool list's changes (sent to the other replicas when a task store is shared), serving and
+# tasks are each a few lines here that hand over to their own modules. Split, the class would be split with them.
 @final
 class ToolRegistry:
     """The tools of one server, and the JSON-RPC entry point that serves them.

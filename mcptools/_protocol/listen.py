@@ -131,13 +131,7 @@ class Listeners:
         following: asyncio.Future[None] | None = None
         try:
             if tasks is not None and tasks.ids:
-
-                async def tagged(message: dict[str, Any]) -> None:
-                    message["params"]["_meta"] = tag
-                    await send(message)
-
-                following = asyncio.ensure_future(tasks.follow(tagged))
-                await _subscribed(tasks, following)
+                following = await _following(tasks, send, tag)
             await send(
                 {
                     "jsonrpc": "2.0",
@@ -163,15 +157,25 @@ class Listeners:
         return {"resultType": "complete", "_meta": tag}
 
 
-async def _subscribed(tasks: TaskFeed, following: asyncio.Future[None]) -> None:
-    """Wait until the feed hears every change, so the acknowledgment goes out only then and no change made after
-    it is missed; a feed that fails first (its store unreachable) ends the request with its error, not a hang."""
+async def _following(tasks: TaskFeed, send: Send, tag: dict[str, Any]) -> asyncio.Future[None]:
+    """Start the feed, and return once it hears every change: the acknowledgment goes out only then, so no change
+    made after it is missed. A feed that fails first (its store unreachable) ends the request with its error, not
+    a stream left unacknowledged."""
     import asyncio
 
+    async def tagged(message: dict[str, Any]) -> None:
+        message["params"]["_meta"] = tag
+        await send(message)
+
+    following = asyncio.ensure_future(tasks.follow(tagged))
     ready = asyncio.ensure_future(tasks.subscribed.wait())
     try:
         await asyncio.wait((ready, following), return_when=asyncio.FIRST_COMPLETED)
+        if following.done():
+            following.result()
+    except BaseException:
+        following.cancel()  # the request ended (cancelled, or the feed failed): nothing follows the tasks any more
+        raise
     finally:
         ready.cancel()
-    if following.done():
-        following.result()
+    return following
