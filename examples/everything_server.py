@@ -5,7 +5,8 @@
 
 Each tool's behaviour is what the suite's scenario description asks for (``--verbose`` shows them); together
 they exercise the whole SDK surface: content blocks, progress, logging, elicitation, sampling, roots, the
-2026-07-28 input-required rounds, stream resumption and request headers.
+2026-07-28 input-required rounds, stream resumption, request headers, and tasks (the Tasks extension's
+scenarios: ``greet`` to ``test_tool_with_task`` at the end).
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ import wave
 import zlib
 from typing import Any
 
-from mcptools import AudioContent, Context, EmbeddedResource, ImageContent, TextContent, ToolError, ToolRegistry
+from mcptools import (
+    AudioContent,
+    Context,
+    EmbeddedResource,
+    ImageContent,
+    ProtocolError,
+    TextContent,
+    ToolError,
+    ToolRegistry,
+)
 
 registry = ToolRegistry("mcptools-everything-server", version="0.1.0")
 
@@ -411,3 +421,72 @@ def test_trigger_tool_change() -> str:
     registry.add(test_dynamic_tool)
     registry.remove("test_dynamic_tool")
     return "added and removed test_dynamic_tool"
+
+
+# -- tasks (the Tasks extension: io.modelcontextprotocol/tasks) -----------------------------------------
+
+_CONFIRM_FORM = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+
+
+@registry.tool
+def greet(name: str) -> str:
+    """Greet someone: a plain tool, never a task."""
+    return f"Hello, {name}!"
+
+
+@registry.tool(task="optional")
+async def slow_compute(seconds: float, label: str = "result") -> str:
+    """Wait `seconds`, then answer: a task to poll, or to cancel while it waits.
+
+    Args:
+        seconds: How long to work.
+        label: Named in the answer.
+    """
+    await asyncio.sleep(seconds)
+    return f"{label}: done after {seconds:g} seconds"
+
+
+@registry.tool(task="required")
+async def failing_job() -> str:
+    """Fail after a second with a tool error: the task completes, its result an error."""
+    await asyncio.sleep(1)
+    raise ToolError("failing_job failed, as it always does")
+
+
+@registry.tool(task="optional")
+async def protocol_error_job() -> str:
+    """End with a JSON-RPC error: the task fails, with that error."""
+    raise ProtocolError(-32603, "protocol_error_job ended with a protocol error, as it always does")
+
+
+@registry.tool(task="optional")
+async def confirm_delete(filename: str, ctx: Context) -> str:
+    """Ask the user to confirm before deleting (nothing is deleted: a fixture).
+
+    Args:
+        filename: The file to delete.
+    """
+    answer = await ctx.elicit(f"Delete {filename}?", _CONFIRM_FORM, key="confirm")
+    confirmed = answer["action"] == "accept" and answer.get("content", {}).get("confirm") is True
+    return f"{filename}: {'deleted' if confirmed else 'kept'}"
+
+
+@registry.tool(task="optional")
+async def multi_input(ctx: Context) -> str:
+    """Ask two questions at once; each may be answered on its own."""
+    answers = await ctx.ask(
+        {
+            "first_name": ctx.elicitation("Your first name?", _NAME_FORM),
+            "last_name": ctx.elicitation("Your last name?", _NAME_FORM),
+        }
+    )
+    names = [answers[key].get("content", {}).get("name", "?") for key in ("first_name", "last_name")]
+    return "Hello, " + " ".join(names) + "!"
+
+
+@registry.tool(task="required")
+async def test_tool_with_task(ctx: Context) -> str:
+    """Ask the user's name on the call itself, then go on as a task that greets them."""
+    answer = await ctx.elicit("What is your name?", _NAME_FORM, key="user_name")
+    await ctx.continue_as_task()
+    return f"Hello, {answer.get('content', {}).get('name', 'stranger')}, from a task!"

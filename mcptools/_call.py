@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     from ._context import Context
     from ._middleware import Middleware
     from ._protocol.state import StateSealer
+    from ._tasks.config import TaskConfig
+    from ._tasks.store import TaskStore
     from ._tool import Tool
     from .auth import Principal
 
-__all__ = ["NO_STREAM", "Call", "Mode", "ProviderCall", "Stream", "ToolSource"]
+__all__ = ["NO_STREAM", "Call", "Mode", "ProviderCall", "Stream", "TaskAccess", "TaskLink", "ToolSource"]
 
 
 class Mode(Enum):
@@ -102,6 +104,31 @@ class ToolSource(Protocol):
     @property
     def request_layers(self) -> tuple[Middleware, ...]: ...
     def on_tools_changed(self, callback: Callable[[], None]) -> None: ...
+    @property
+    def offers_tasks(self) -> bool: ...
+    @property
+    def task_service(self) -> TaskAccess: ...
+
+
+class TaskAccess(Protocol):
+    """What the call path and the transports need of a registry's tasks (``mcptools._tasks.service``): whether a
+    call may become a task now, the store, the settings, and setting them."""
+
+    @property
+    def accepting(self) -> bool: ...
+    @property
+    def store(self) -> TaskStore | None: ...
+    @property
+    def config(self) -> TaskConfig: ...
+    def configure(self, config: TaskConfig) -> None: ...
+
+
+class TaskLink(Protocol):
+    """What ties a call to a task (``Call.task``): ``mode`` is ``"offered"`` on a request that becomes a task
+    where its tool calls ``ctx.continue_as_task()``, ``"running"`` on a worker's run of a task."""
+
+    @property
+    def mode(self) -> str: ...
 
 
 # Not a dataclass: a dataclass is built at import, a cost every `import mcptools` would pay for a rare class.
@@ -156,6 +183,8 @@ class Call:
     notes: tuple[str, ...] = ()
     context: Context | None = None
     result: dict[str, Any] | None = None
+    # Set only for a task tool's call (``mcptools._tasks``): a request offered a task, or a worker's run of one.
+    task: TaskLink | None = None
 
     def __repr__(self) -> str:
         return f"<Call {self.method} {self.request_id!r}{f' of {self.name!r}' if self.name else ''}>"

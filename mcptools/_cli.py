@@ -3,6 +3,7 @@
     mcptools list TARGET [-- TARGET_ARGS]
     mcptools call TARGET TOOL [ARGUMENTS_JSON] [-- TARGET_ARGS]
     mcptools serve TARGET [--http] [--host H] [--port P] [-- TARGET_ARGS]
+    mcptools worker TARGET --task-store URL [--task-workers N] [-- TARGET_ARGS]
     mcptools stubgen TARGET [-o FILE] | mcptools stubgen --url URL [-o FILE]
 
 TARGET is a Python file (``examples/weather.py``), a module (``app.tools``), or either followed by
@@ -27,6 +28,7 @@ from ._run import default_logging
 from ._serve import add_serve_arguments, run_serve
 from ._stubgen import add_stubgen_arguments, run_stubgen
 from ._target import load_registry, target_argv
+from ._worker import add_worker_arguments, run_worker
 
 if TYPE_CHECKING:
     from ._registry import ToolRegistry
@@ -148,8 +150,17 @@ async def _call_async(
         elicitation=prompter,
         roots=[{"uri": Path.cwd().as_uri(), "name": "current directory"}],
     )
+    entry = registry.get(tool)
     async with client:
         try:
+            if entry is not None and entry.task == "required":
+                # A tool that runs only as a task: run it as one and wait for its end (its questions asked here).
+                task = await client.wait_for_task(
+                    (await client.call_tool_as_task(tool, arguments)).task_id, timeout=None
+                )
+                if task.error is not None:
+                    return {"jsonrpc": "2.0", "id": 1, "error": task.error}
+                return {"jsonrpc": "2.0", "id": 1, "result": task.result.raw if task.result is not None else {}}
             called = await client.call_tool(tool, arguments)
         except ProtocolError as problem:
             error: dict[str, Any] = {"code": problem.code, "message": problem.message}
@@ -175,7 +186,7 @@ def _explain_missing_capability(tool: str, message: str, interactive: bool) -> N
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcptools",
-        description="Typed MCP tools: list, call, serve, stubgen.",
+        description="Typed MCP tools: list, call, serve, worker, stubgen.",
         epilog="After `--`, the target's own arguments: `mcptools serve app.py -- --tz UTC` gives app.py "
         "sys.argv == ['app.py', '--tz', 'UTC'] (list, call and serve alike).",
     )
@@ -201,6 +212,9 @@ def _parser() -> argparse.ArgumentParser:
     serving = commands.add_parser("serve", help="serve the tools over MCP (stdio, or --http)")
     add_serve_arguments(serving)
     serving.set_defaults(run=run_serve)
+    working = commands.add_parser("worker", help="run the tasks of a registry's task tools (a shared task store)")
+    add_worker_arguments(working)
+    working.set_defaults(run=run_worker)
     stubbing = commands.add_parser("stubgen", help="write typed Python stubs (TypedDicts, typed clients) for tools")
     add_stubgen_arguments(stubbing)
     stubbing.set_defaults(run=run_stubgen)

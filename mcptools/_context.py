@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, final, overload
 
 from typing_extensions import NotRequired, TypedDict, TypeVar
 
-from ._errors import InputRequired, ProtocolError, UsageError
+from ._errors import ContinueAsTask, InputRequired, ProtocolError, UsageError
 from ._jsonrpc import INTERNAL_ERROR
 from ._protocol.revisions import LOG_LEVELS, MISSING_CLIENT_CAPABILITY, level_allows
 from ._protocol.session import Send, Session, discard
@@ -82,6 +82,7 @@ class Context(Generic[StateT]):
         "_session",
         "_state_of",
         "_stateless",
+        "_task_mode",
         "client_capabilities",
         "request_id",
     )
@@ -101,8 +102,11 @@ class Context(Generic[StateT]):
         replay: Mapping[str, Any] | None = None,
         state: Callable[[], Any] | None = None,
         principal: Principal | None = None,
+        task_mode: str | None = None,
     ) -> None:
         self.request_id = request_id
+        # "offered": this call becomes a task at continue_as_task(); "running": it is a task's run; None: neither.
+        self._task_mode = task_mode
         self._principal = principal
         self._state_of = state
         self._session = session
@@ -321,7 +325,9 @@ class Context(Generic[StateT]):
         results = await asyncio.gather(
             *(session.request(request["method"], request["params"], self._send) for request in requests.values())
         )
-        return dict(zip(requests, results, strict=True))
+        answers = dict(zip(requests, results, strict=True))
+        self._asked.update(answers)  # a call that becomes a task takes them along (continue_as_task)
+        return answers
 
     def _key(self, kind: str, key: str | None) -> str:
         if key is not None:
@@ -414,6 +420,23 @@ class Context(Generic[StateT]):
         roots = answers[name].get("roots")
         return list(roots) if isinstance(roots, list) else []
 
+    # -- tasks ------------------------------------------------------------------------------------------
+
+    async def continue_as_task(self) -> None:
+        """Go on as a task from here: the client gets the task's handle now, and the rest of the tool runs in a
+        worker while the client polls (``@registry.tool(task="optional" | "required")``).
+
+        Everything before this line runs on the call itself: put the questions the tool needs answered first
+        (``elicit``, ``ask``) there. The task's run starts the tool from the top again and finds those answers
+        already given, so it asks nothing twice, and this line then simply returns. Without a task (the client
+        did not ask for one, or the tool has no ``task=`` option) it returns at once and the call goes on as a
+        plain call.
+        """
+        if self._task_mode == "offered":
+            raise ContinueAsTask
+        if self._task_mode == "unseen":
+            _warn_unseen_hand_off()
+
     # -- streams ----------------------------------------------------------------------------------------
 
     async def close_stream(self) -> None:
@@ -435,6 +458,25 @@ class Context(Generic[StateT]):
     def answers(self) -> Mapping[str, Any]:
         """Answers gathered so far by ``ask`` in this call, by key."""
         return self._asked
+
+
+_UNSEEN_WARNED: list[bool] = []
+
+
+def _warn_unseen_hand_off() -> None:
+    """A task's run reached ``continue_as_task()`` in a tool that was not seen calling it (called from a helper
+    function rather than the tool's own body): its task began before it ran, so its questions went through the
+    task. Said once per process."""
+    if _UNSEEN_WARNED:
+        return
+    _UNSEEN_WARNED.append(True)
+    import logging
+
+    logging.getLogger("mcptools").warning(
+        "ctx.continue_as_task() was called outside the tool's own body (in a helper function), where mcptools "
+        "cannot see it when the tool is registered: the call became a task before the tool ran, so its questions "
+        "were asked through the task; call ctx.continue_as_task() in the tool itself to ask them on the call"
+    )
 
 
 def _is_url_mode(request: InputRequest) -> bool:

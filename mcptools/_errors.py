@@ -9,8 +9,8 @@ one place (``_pipeline.py``) and never escape ``handle``. ``ProtocolError`` and 
 tool taking a ``Context`` can meet: the first ends the request with a JSON-RPC error (a missing client
 capability, -32021), the second is the client's own error answer to a question the tool asked.
 
-Not in the tree on purpose: ``InputRequired`` (below) is control flow, a ``BaseException`` like
-``CancelledError``, so that a tool's ``except Exception`` cannot swallow it.
+Not in the tree on purpose: ``InputRequired`` and ``ContinueAsTask`` (below) are control flow, ``BaseException``s
+like ``CancelledError``, so that a tool's ``except Exception`` cannot swallow them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ._jsonrpc import INVALID_PARAMS
 
 __all__ = [
     "ClientRequestError",
+    "ContinueAsTask",
     "ElicitationError",
     "InputRequired",
     "InsufficientScope",
@@ -201,3 +202,9 @@ class InputRequired(BaseException):
     def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
         super().__init__(f"input required: {', '.join(requests)}")
         self.requests = requests
+
+
+class ContinueAsTask(BaseException):
+    """A tool called ``ctx.continue_as_task()`` on a call that becomes a task there: the call pipeline makes the
+    task, with the answers the tool gathered so far, and answers the call with its handle. Control flow, as
+    ``InputRequired`` is."""

@@ -48,11 +48,20 @@ class LifespanRunner:
     """Runs one registry's lifespan: entered by nested ``running()`` blocks, opened by the first, closed by the
     last."""
 
-    __slots__ = ("_depth", "_factory", "_manager", "_owner", "_state")
+    __slots__ = ("_depth", "_factory", "_manager", "_owner", "_running", "_services", "_state")
 
-    def __init__(self, owner: object, factory: Callable[[Any], AbstractAsyncContextManager[Any]] | None) -> None:
+    def __init__(
+        self,
+        owner: object,
+        factory: Callable[[Any], AbstractAsyncContextManager[Any]] | None,
+        services: Callable[[], AbstractAsyncContextManager[Any] | None] | None = None,
+    ) -> None:
         self._owner = owner
         self._factory = factory
+        # What the registry itself runs while served (its tasks' workers), started once the lifespan is open, so
+        # they can use its state, and stopped before it closes.
+        self._services = services
+        self._running: AbstractAsyncContextManager[Any] | None = None
         self._depth = 0
         self._manager: AbstractAsyncContextManager[Any] | None = None
         self._state: Any = _NOT_SET
@@ -87,6 +96,15 @@ class LifespanRunner:
                 )
             state = await manager.__aenter__()  # raises: nothing was opened, the entry fails
             self._manager, self._state = manager, state
+        if self._depth == 0 and self._services is not None:
+            services = self._services()
+            if services is not None:
+                try:
+                    await services.__aenter__()
+                except BaseException as exc:
+                    await self._close(type(exc), exc, exc.__traceback__)
+                    raise
+                self._running = services
         self._depth += 1
         try:
             yield None if self._state is _NOT_SET else self._state
@@ -101,6 +119,9 @@ class LifespanRunner:
                 await self._close(None, None, None)
 
     async def _close(self, *exc_info: Any) -> None:
+        services, self._running = self._running, None
+        if services is not None:
+            await services.__aexit__(None, None, None)
         manager, self._manager, self._state = self._manager, None, _NOT_SET
         if manager is not None:
             await manager.__aexit__(*exc_info)

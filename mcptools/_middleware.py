@@ -115,7 +115,11 @@ RequestNext: TypeAlias = Callable[[RequestInfo], Awaitable[Response]]
 class Middleware:
     """Subclass and override ``on_call``, ``on_request`` or both; the defaults pass through (and a layer that
     keeps a default is skipped, costing nothing). ``registry.handle`` runs the chain on its thread's own event
-    loop, kept for the thread (a sync tool still runs inline), so a hook may await anything."""
+    loop, kept for the thread (a sync tool still runs inline), so a hook may await anything.
+
+    A call that becomes a task (``@registry.tool(task=...)``) passes through ``on_call`` once, as the request
+    that makes the task: ``call_next`` returns the task's handle (``resultType: "task"``, no ``isError``), and
+    the task's run in a worker does not go through the chain again (a rate limit counts the call once)."""
 
     __slots__ = ()
 

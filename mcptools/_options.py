@@ -38,6 +38,7 @@ __all__ = [
     "Option",
     "ServeDefaults",
     "ServeSettings",
+    "TASK_OPTIONS",
     "TransportName",
     "WORKER_ENV",
     "add_arguments",
@@ -200,6 +201,52 @@ class ServeSettings(TypedDict, total=False):
             transports=EVERY,
         ),
     ]
+    task_store: Annotated[
+        str | None,
+        Option(
+            None,
+            "where tasks are kept: memory:// (the default: this process only), sqlite:///path/tasks.db (they "
+            "survive a restart; processes on this machine share them), redis://host:6379/0 (extra redis: every "
+            "replica and worker shares them); a shared store also gives every replica the same tool list",
+            transports=EVERY,
+            metavar="URL",
+        ),
+    ]
+    task_workers: Annotated[
+        int,
+        Option(
+            16,
+            "tasks this process runs at once (default 16; 0: it only creates and answers them, and "
+            "`mcptools worker` processes run them)",
+            transports=EVERY,
+            metavar="N",
+        ),
+    ]
+    task_ttl: Annotated[
+        float, Option(3600.0, "seconds a task and its result are kept (default 3600)", transports=EVERY, metavar="S")
+    ]
+    task_poll_interval: Annotated[
+        float,
+        Option(1.0, "seconds between polls suggested to clients (default 1)", transports=EVERY, metavar="S"),
+    ]
+    task_lease: Annotated[
+        float,
+        Option(
+            30.0,
+            "seconds a worker may go without renewing its task before another takes it over (default 30)",
+            transports=EVERY,
+            metavar="S",
+        ),
+    ]
+    task_attempts: Annotated[
+        int,
+        Option(
+            3,
+            "runs of a task that may end with their worker lost (killed, hung) before it fails (default 3)",
+            transports=EVERY,
+            metavar="N",
+        ),
+    ]
     # The peers' settings with no meaning here: accepted (a FastMCP server starts unchanged), logged once, dropped.
     dependencies: Annotated[
         Sequence[str] | None,
@@ -357,6 +404,17 @@ def _above_zero(value: float) -> bool:
     return value > 0
 
 
+def _finite_above_zero(value: float) -> bool:
+    return 0 < value < float("inf")
+
+
+_STORE_SCHEMES: Final = ("memory", "sqlite", "redis", "rediss", "unix")
+
+
+def _store_url(store: str | None) -> bool:
+    return store is None or store.partition("://")[0] in _STORE_SCHEMES
+
+
 _RANGES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     **{key: (_above_zero, "a number of seconds above 0") for key in _TIMEOUTS},
     "max_sessions": (_above_zero, "a whole number above 0"),
@@ -366,6 +424,13 @@ _RANGES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     # An empty host binds every interface: what an unset variable (host=os.environ.get("HOST", "")) would do.
     "host": (lambda host: bool(host.strip()), "an interface name or address (0.0.0.0 for every interface)"),
     "bearer_token_env": (lambda name: name is None or bool(name.strip()), "the name of an environment variable"),
+    "task_store": (_store_url, "a URL: memory://, sqlite:///path/tasks.db or redis://host:6379/0"),
+    **{
+        key: (_finite_above_zero, "a number of seconds above 0")
+        for key in ("task_ttl", "task_poll_interval", "task_lease")
+    },
+    "task_workers": (lambda workers: workers >= 0, "a whole number, 0 or more"),
+    "task_attempts": (_above_zero, "a whole number, 1 or more"),
 }
 
 
@@ -442,10 +507,14 @@ def _described(kind: Any) -> str:
     return names.get(kind) or f"a {getattr(kind, '__name__', kind)}"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``mcptools serve``'s flags, one per option that has a help text."""
+TASK_OPTIONS: Final = ("task_store", "task_workers", "task_ttl", "task_poll_interval", "task_lease", "task_attempts")
+
+
+def add_arguments(parser: argparse.ArgumentParser, only: Sequence[str] | None = None) -> None:
+    """``mcptools serve``'s flags, one per option that has a help text (``only``: these options' flags, as
+    ``mcptools worker`` takes the task options and the log level)."""
     for key, (option, kind) in _options().items():
-        if option.help is None:
+        if option.help is None or (only is not None and key not in only):
             continue
         flag = option.flag or "--" + key.replace("_", "-")
         extra: dict[str, Any] = {"dest": key, "default": None, "help": option.help, "metavar": option.metavar}

@@ -1,10 +1,13 @@
 """The call pipeline: one ``tools/call`` from its routed request to its ``CallToolResult``, owned by this module.
 
-    route -> authorize -> [middleware chain] -> prepare -> invoke -> finish
+    route -> authorize -> [middleware chain] -> prepare -> [task?] -> invoke -> finish
     route      the tool the request names, looked up once (an included tool by its served name)
     authorize  a tool whose scopes the caller lacks does not exist for that caller (checked once)
     prepare    earlier rounds' answers; arguments validated ONCE (repaired only when they fail), converted ONCE,
                mutable defaults copied fresh
+    task?      a tool with ``task=`` only (one check for every other call): the call becomes a task
+               (``mcptools._tasks.calls``) and is answered with its handle; a worker later runs the task through
+               this same driver, rebuilt from the task's record, without the middleware chain
     invoke     the tool, with a ``Context`` if it takes one: awaited when async; a sync one inline in the caller's
                thread (the sync driver) or in a worker thread (the async driver), and what it returns awaited
                when it is awaitable (a sync tool returning its work's coroutine); timed when it has a limit
@@ -28,7 +31,14 @@ from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, Final
 
 from ._context import Context
-from ._errors import InputRequired, InsufficientScope, ProtocolError, ToolError, URLElicitationRequired
+from ._errors import (
+    ContinueAsTask,
+    InputRequired,
+    InsufficientScope,
+    ProtocolError,
+    ToolError,
+    URLElicitationRequired,
+)
 from ._jsonrpc import INVALID_PARAMS
 from ._middleware import Middleware, ToolCall, client_of, run_call_chain
 from ._peers import is_peer_url_elicitation
@@ -196,6 +206,7 @@ def _context(call: Call) -> Context:
         replay=replay,
         state=lambda: source.state,
         principal=call.principal,
+        task_mode=call.task.mode if call.task is not None else None,
     )
 
 
@@ -306,9 +317,10 @@ def _with_notes(call: Call, result: dict[str, Any]) -> dict[str, Any]:
 
 async def drive(call: Call, inline: bool = False) -> dict[str, Any] | None:
     """The async driver: the middleware chain (if any) around prepare -> invoke -> finish. ``None`` when the
-    client cancelled the call (the protocol sends no response then). ``inline``: see ``invoke``."""
+    client cancelled the call (the protocol sends no response then). ``inline``: see ``invoke``. The middleware
+    wraps the request, so a worker's run of a task (``call.task`` set) does not go through it again."""
     layers = call.source.call_layers
-    if layers:
+    if layers and call.task is None:
         return await _through_chain(call, layers, inline)
     return await _run(call, inline)
 
@@ -339,6 +351,12 @@ async def _awaited(pending: Awaitable[Any]) -> Any:
 async def _run(call: Call, inline: bool) -> dict[str, Any] | None:
     if not prepare(call):
         return call.result
+    if call.tool.task is not None:  # the one check a call to any other tool pays for tasks
+        from ._tasks.calls import begin
+
+        handle = await begin(call)
+        if handle is not None:
+            return handle  # the call became a task: its handle is the answer
     import asyncio  # lazily: asyncio is most of mcptools' import time
 
     # The task serving this request is the one a client's notifications/cancelled stops: every transport serves
@@ -367,6 +385,10 @@ async def _run(call: Call, inline: bool) -> dict[str, Any] | None:
         raise
     except (Exception, SystemExit, InputRequired) as exc:
         return settle(call, exc)
+    except ContinueAsTask:
+        from ._tasks.calls import hand_over
+
+        return await hand_over(call)  # the tool asked what it needed on the call: the rest runs as a task
     finally:
         session.untrack(call.request_id)
     return finish(call, value)

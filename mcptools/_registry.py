@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from ._options import ServeDefaults, ServeSettings, TransportName
     from ._peer_apps import SessionManager
     from ._profiles import ProfileName
+    from ._tasks.host import ToolChanges
+    from ._tasks.service import TaskService
     from ._transports.asgi import StreamableHTTPApp
     from ._transports.sse import SSEApp
 
@@ -56,6 +58,9 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+# Long: ToolRegistry is the one class users hold, and its surface is the peers' (FastMCP's constructor, run, the
+# apps); registration, the tool list's changes (sent to the other replicas when a task store is shared), serving and
+# tasks are each a few lines here that hand over to their own modules. Split, the class would be split with them.
 @final
 class ToolRegistry:
     """The tools of one server, and the JSON-RPC entry point that serves them.
@@ -79,8 +84,10 @@ class ToolRegistry:
         "_listing",
         "_lock",
         "_parents",
+        "_replica",
         "_serve",
         "_served",
+        "_task_service",
         "_tools",
         "call_layers",
         "icons",
@@ -120,7 +127,11 @@ class ToolRegistry:
             raise ToolDefinitionError("ToolRegistry needs a server name, e.g. ToolRegistry('weather-server')")
         where = f"ToolRegistry({name!r})"
         check_lifespan(name, lifespan)
-        self._lifespan = LifespanRunner(self, lifespan)
+        self._lifespan = LifespanRunner(self, lifespan, self._services)
+        # Tasks (mcptools._tasks): made on first use, so a registry without task tools never loads them.
+        self._task_service: TaskService | None = None
+        # Set while a shared task store replicates this registry's tool changes (mcptools._tasks.replicate).
+        self._replica: ToolChanges | None = None
         # Plain attributes, not properties: the engine reads them on every call, and with no middleware that read
         # is all middleware costs (registry.use() keeps the three in step).
         self.middleware: tuple[Middleware, ...] = check_middleware(name, middleware)
@@ -269,7 +280,10 @@ class ToolRegistry:
         if problems:
             raise ToolDefinitionError.of(f"function {describe(fn)}", problems)
         with self._lock:
-            return self._insert(entry, fn)
+            added = self._insert(entry, fn)
+        if self._replica is not None:
+            self._replica.added(added.name, fn, options)
+        return added
 
     def _insert(self, entry: Tool, fn: Callable[..., Any]) -> Tool:
         if entry.name in self._every:  # another thread registered the name since the check above
@@ -310,6 +324,8 @@ class ToolRegistry:
             raise ToolNotFound(f"no tool named {name!r} is registered (registered: {known})")
         removed = self._tools[name]
         self._change(lambda: self._tools.pop(name), lambda: self._tools.__setitem__(name, removed))
+        if self._replica is not None:
+            self._replica.removed(name)
         return removed
 
     # -- enabling and disabling ---------------------------------------------------------------------------
@@ -324,6 +340,8 @@ class ToolRegistry:
             self._disabled_names |= wanted
             self._disabled_tags |= labels
             self._refresh()
+        if self._replica is not None:
+            self._replica.toggled("disable", wanted, labels)
 
     def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
         """Undo ``disable`` for these names and tags. A tool is served when neither its name nor any of its
@@ -333,6 +351,8 @@ class ToolRegistry:
             self._disabled_names -= wanted
             self._disabled_tags -= labels
             self._refresh()
+        if self._replica is not None:
+            self._replica.toggled("enable", wanted, labels)
 
     def _selection(self, verb: str, names: tuple[str, ...], tags: Iterable[str]) -> tuple[set[str], set[str]]:
         if isinstance(tags, str):
@@ -505,10 +525,34 @@ class ToolRegistry:
 
     # -- lifespan, middleware, run (issue 11 part A) ----------------------------------------------------------
 
+    @property
+    def offers_tasks(self) -> bool:
+        """Whether a served tool may run as a task (``task=``): then the Tasks capability is advertised."""
+        return any(tool.task is not None for tool in self._served.values())
+
+    @property
+    def task_service(self) -> TaskService:
+        """This registry's tasks: their settings, store and workers (``mcptools._tasks.service``)."""
+        service = self._task_service
+        if service is None:
+            from ._tasks.service import TaskService
+
+            service = self._task_service = TaskService(self)
+        return service
+
+    def _services(self) -> AbstractAsyncContextManager[Any] | None:
+        """What serving this registry runs besides its lifespan: its tasks, when it has any to run or a shared
+        store to replicate its tool list through."""
+        if self._task_service is None and not self.offers_tasks:
+            return None
+        return self.task_service.running()
+
     def running(self) -> AbstractAsyncContextManager[Any]:
         """``async with registry.running() as state:`` runs the lifespan around the block (entries nest; the
-        last one out closes it). Servers enter it themselves; enter it to use ``handle_async`` (or a test
-        client) with lifespan state. ``registry.handle`` used bare never runs the lifespan."""
+        last one out closes it), and, for a registry with task tools or a shared task store, its tasks (the store,
+        the workers in this process, the replication of its tool list). Servers enter it themselves; enter it to
+        use ``handle_async`` (or a test client) with lifespan state. ``registry.handle`` used bare never runs the
+        lifespan."""
         return self._lifespan.running()
 
     @property

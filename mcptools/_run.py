@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "allowed_hosts",
     "app_for",
+    "configure_tasks",
     "default_logging",
     "run_registry",
     "serve_http",
@@ -255,6 +256,16 @@ def _endpoints(app: StreamableHTTPApp | HTTPApps, host: str, port: int, transpor
     return f"{url}{streamable.path} (and the deprecated HTTP+SSE transport at {app.sse.path})"
 
 
+def configure_tasks(registry: Served, options: Mapping[str, Any]) -> None:
+    """Hand the resolved ``task_*`` options to the registry's tasks, when it has any to run or a store was
+    named (a shared one replicates the tool list even without task tools)."""
+    if not registry.offers_tasks and options["task_store"] is None:
+        return
+    from ._tasks.config import config_from_options
+
+    registry.task_service.configure(config_from_options(options))
+
+
 def run_registry(
     registry: Served,
     transport: str,
@@ -285,6 +296,14 @@ def run_registry(
         raise UsageError(f"{where}{exc}") from None
     if options["log_level"] is not None:
         logging.getLogger("mcptools").setLevel(options["log_level"])
+    configure_tasks(registry, options)
+    if registry.offers_tasks and options["workers"] > 1 and options["task_store"] is None:
+        # Each HTTP worker process would keep its own tasks: one made in one process is unknown to the others.
+        logger.warning(
+            "%d worker processes would each keep tasks in memory, where only the process that made a "
+            "task finds it; pass --task-store sqlite:///tasks.db (or redis://...) so that they share them",
+            options["workers"],
+        )
     if served == "stdio":
         return serve_stdio(registry, protocol, stack=options["stack"], question_timeout=options["timeout_question"])
     if target is None and options["workers"] > 1:

@@ -20,13 +20,13 @@ import sys
 
 from ._errors import TargetError, ToolDefinitionError, UsageError
 from ._options import TRANSPORTS, add_arguments, from_arguments, from_worker
-from ._run import app_for, default_logging, run_registry
+from ._run import app_for, configure_tasks, default_logging, run_registry
 from ._target import load_registry, target_argv
 from ._transports.asgi import StreamableHTTPApp
 from ._transports.sse import HTTPApps
 from ._transports.stdio import claim_stdout
 
-__all__ = ["add_serve_arguments", "app_from_environment", "run_serve"]
+__all__ = ["add_serve_arguments", "app_from_environment", "refused", "run_serve"]
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +52,7 @@ def app_from_environment() -> StreamableHTTPApp | HTTPApps:
     default_logging()
     if options["log_level"] is not None:
         logging.getLogger("mcptools").setLevel(options["log_level"])
+    configure_tasks(registry, options)
     return app_for(registry, options)
 
 
@@ -78,9 +79,14 @@ def run_serve(args: argparse.Namespace) -> int:
             where="",
             flags=True,
         )
-    except UsageError as exc:
+    except (UsageError, TargetError, ToolDefinitionError) as exc:
+        return refused(exc)
+
+
+def refused(exc: UsageError | TargetError | ToolDefinitionError) -> int:
+    """Exit status 2, the reason on stderr in one line: a command refused before it serves or works."""
+    if isinstance(exc, UsageError):
         sys.stderr.write(f"mcptools: {exc}\n")
-        return 2
-    except (TargetError, ToolDefinitionError) as exc:
+    else:
         sys.stderr.write(f"mcptools: {type(exc).__name__}: {exc}\n")
-        return 2
+    return 2

@@ -13,7 +13,8 @@ import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, final, overload
+from types import CodeType
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias, TypeVar, final, overload
 
 from typing_extensions import ParamSpec, TypedDict, Unpack
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from ._profiles import Exported
 
 __all__ = [
+    "TaskSupport",
     "Tool",
     "ToolAnnotations",
     "ToolDecorator",
@@ -45,6 +47,11 @@ R = TypeVar("R")
 # MCP's tool-name rule, matched in full so that a trailing newline is not a valid name.
 _TOOL_NAME: Final = re.compile(r"[A-Za-z0-9._-]{1,128}")
 MARK: Final = "__mcptools_tool__"
+
+TaskSupport: TypeAlias = Literal["forbidden", "optional", "required"]
+"""Whether a call may run as a task (the MCP Tasks extension): never, when the client asks for one, or always."""
+# The Context method that hands a call over to its task: a tool calling it starts on the call (see _hands_off).
+HAND_OFF: Final = "continue_as_task"
 
 
 class ToolAnnotations(TypedDict, total=False):
@@ -86,7 +93,9 @@ class ToolSettings(TypedDict, total=False):
     (a dict, or the official SDK's ``ToolAnnotations`` model);
     ``scopes``: OAuth scopes a caller needs to see and call the tool (``mcptools.auth``); ``timeout``: seconds
     after which the call ends with an error result; ``tags``: labels for ``registry.enable``/``disable``,
-    never published.
+    never published; ``task``: whether a call may run as a task, answered with a task handle the client polls
+    (``"optional"`` or ``True``: when the client asks for one; ``"required"``: always; ``"forbidden"``, the
+    default: never).
     """
 
     name: str | None
@@ -97,6 +106,7 @@ class ToolSettings(TypedDict, total=False):
     scopes: Sequence[str] | None
     timeout: float | None
     tags: Iterable[str] | None
+    task: TaskSupport | bool | None
 
 
 # Not a dataclass: building that frozen dataclass at import was about 0.8 ms of every `import mcptools`.
@@ -105,7 +115,18 @@ class ToolOptions:
     """``ToolSettings`` checked at decoration: what a ``Tool`` is built from, once. ``given`` names the options
     that were passed, so options given to ``registry.add`` win over a ``@tool`` mark's and the rest come from it."""
 
-    __slots__ = ("annotations", "description", "given", "input_schema", "name", "scopes", "tags", "timeout", "title")
+    __slots__ = (
+        "annotations",
+        "description",
+        "given",
+        "input_schema",
+        "name",
+        "scopes",
+        "tags",
+        "task",
+        "timeout",
+        "title",
+    )
 
     def __init__(
         self,
@@ -117,6 +138,7 @@ class ToolOptions:
         scopes: tuple[str, ...] = (),
         timeout: float | None = None,
         tags: frozenset[str] = frozenset(),
+        task: TaskSupport | None = None,
         given: frozenset[str] = frozenset(),
     ) -> None:
         self.name = name
@@ -127,6 +149,7 @@ class ToolOptions:
         self.scopes = scopes
         self.timeout = timeout
         self.tags = tags
+        self.task = task
         self.given = given
 
     def __repr__(self) -> str:
@@ -282,6 +305,19 @@ def _checked_timeout(where: str, fn: Callable[..., Any], timeout: float | None) 
     return float(timeout)
 
 
+def _checked_task(where: str, fn: Callable[..., Any], task: object) -> TaskSupport | None:
+    """Whether a call may run as a task: ``None`` for never (the default), else ``"optional"`` or ``"required"``."""
+    if task is None or task is False or task == "forbidden":
+        return None
+    if task is True:
+        return "optional"
+    if task in ("optional", "required"):
+        return task
+    raise ToolDefinitionError(
+        f"{where}: task must be 'optional' (or True), 'required' or 'forbidden' (or False), got {task!r}"
+    )
+
+
 # One check per option, each returning the option as a Tool keeps it (``ToolOptions.check`` runs them all).
 _CHECKS: Final[dict[str, Callable[[str, Callable[..., Any], Any], Any]]] = {
     "name": _checked_name,
@@ -292,6 +328,7 @@ _CHECKS: Final[dict[str, Callable[[str, Callable[..., Any], Any], Any]]] = {
     "scopes": _checked_scopes,
     "timeout": _checked_timeout,
     "tags": _checked_tags,
+    "task": _checked_task,
 }
 
 
@@ -361,6 +398,22 @@ def _mutable_defaults(fn: Callable[..., Any], context_param: str | None) -> tupl
     )
 
 
+def _hands_off(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn``'s own code (nested functions included) calls ``ctx.continue_as_task()``: such a task tool
+    starts on the call, asks its questions there, and becomes a task at that call. Read from the compiled code's
+    names, so the hand-off written in the tool's body is all a tool needs; one made in a helper function is not
+    seen, and then the call becomes a task before the tool runs (its questions reach the client through the task,
+    and a warning says so at the hand-off)."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    pending = [code] if isinstance(code, CodeType) else []
+    while pending:
+        current = pending.pop()
+        if HAND_OFF in current.co_names:
+            return True
+        pending.extend(constant for constant in current.co_consts if isinstance(constant, CodeType))
+    return False
+
+
 @final
 class Tool:
     """One registered tool: its published description and everything compiled for calling it. Built once, from
@@ -374,6 +427,7 @@ class Tool:
         "description",
         "exported",
         "fn",
+        "hands_off",
         "input_schema",
         "is_async",
         "listing",
@@ -385,6 +439,7 @@ class Tool:
         "scopes",
         "serialize_output",
         "tags",
+        "task",
         "timeout",
         "title",
         "validator",
@@ -411,9 +466,15 @@ class Tool:
     timeout: float | None
     tags: frozenset[str]
     """Labels for enabling and disabling groups of tools (``registry.disable(tags=...)``); never published."""
+    task: TaskSupport | None
+    """``"optional"`` or ``"required"`` when a call may run as a task (``None``: never); the call pipeline's one
+    check for tasks reads it."""
+    hands_off: bool
+    """Whether a task tool starts on the call and becomes a task where it calls ``ctx.continue_as_task()``."""
     needs_loop: bool
     """Whether a call runs on an event loop: an async tool, one taking a ``Context``, one with a time limit (timed
-    on the loop). The one place this is decided: ``registry.handle`` and the HTTP app both read it."""
+    on the loop), one that may run as a task (made in the store on the loop). The one place this is decided:
+    ``registry.handle`` and the HTTP app both read it."""
     exported: Exported | None
     """The input schema under the registry's ``profile=`` (``mcptools._profiles``); ``None`` without one."""
     listing: dict[str, Any]
@@ -464,7 +525,12 @@ class Tool:
             "scopes": options.scopes,
             "timeout": options.timeout,
             "tags": options.tags,
-            "needs_loop": is_async or derived.context_param is not None or options.timeout is not None,
+            "task": options.task,
+            "hands_off": options.task is not None and derived.context_param is not None and _hands_off(fn),
+            "needs_loop": is_async
+            or derived.context_param is not None
+            or options.timeout is not None
+            or options.task is not None,
             "exported": exported,
             "_output_checker": None,
             "repairable": {},

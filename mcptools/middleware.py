@@ -49,6 +49,8 @@ __all__ = [
 def _outcome(result: CallResult) -> str:
     if result.get("resultType") == "input_required":
         return "input_required"
+    if result.get("resultType") == "task" or "task" in result:
+        return "task"  # the call became a task (2026-07-28's handle, or 2025-11-25's {"task": ...})
     return "error" if result.get("isError") else "ok"
 
 
@@ -57,7 +59,8 @@ class LogCalls(Middleware):
     """Log every call once it ends: ``tools/call weather by address:127.0.0.1: ok in 1.2 ms``.
 
     The record's ``extra`` holds ``mcp_tool``, ``mcp_client``, ``mcp_request_id``, ``mcp_outcome`` (``ok``,
-    ``error``, ``input_required``, ``raised``, ``cancelled``) and ``mcp_duration_ms``. Arguments are not logged
+    ``error``, ``input_required``, ``task``: the call became a task, ``raised``, ``cancelled``) and
+    ``mcp_duration_ms``. Arguments are not logged
     (they may hold personal data); pass ``arguments=True`` to add them.
     """
 

@@ -11,6 +11,17 @@ tool asks through its ``Context`` are answered by the callbacks given (``elicita
 a client given none does not declare the capability, exactly like a real one. Progress and log messages are
 collected per call (``result.progress``, ``result.logs``) and for the whole client (``client.notifications``).
 ``SyncClient`` is the same for synchronous tests.
+
+Tools that run as tasks (``@registry.tool(task=...)``) are tested from the client's side too:
+
+    async with Client(registry, protocol="2026-07-28", elicitation=answer) as c:
+        task = await c.call_tool_as_task("build", {"target": "docs"})   # the handle: task.task_id, task.status
+        done = await c.wait_for_task(task.task_id)   # polls, answering the task's questions with the callbacks
+        assert done.status == "completed" and done.result is not None and done.result.text == "built"
+
+``get_task``, ``update_task`` (2026-07-28) and ``cancel_task`` are the protocol's requests one by one. The client
+declares the Tasks extension on these calls only (over 2025-11-25 it sends ``params.task``), so ``call_tool`` on
+the same tool runs it directly, or is refused when the tool runs only as a task.
 """
 
 from __future__ import annotations
@@ -35,7 +46,16 @@ if TYPE_CHECKING:
     from ._context import LogLevel
     from ._registry import ToolRegistry
 
-__all__ = ["CallResult", "Client", "ClientOptions", "ElicitationHandler", "Protocol", "SamplingHandler", "SyncClient"]
+__all__ = [
+    "CallResult",
+    "Client",
+    "ClientOptions",
+    "ElicitationHandler",
+    "Protocol",
+    "SamplingHandler",
+    "SyncClient",
+    "Task",
+]
 
 _T = TypeVar("_T")
 
@@ -48,6 +68,10 @@ SamplingHandler: TypeAlias = Callable[[dict[str, Any]], Mapping[str, Any] | Awai
 RootsHandler: TypeAlias = Callable[[], Sequence[Mapping[str, Any]] | Awaitable[Sequence[Mapping[str, Any]]]]
 
 _CLIENT_INFO: Final = {"name": "mcptools-testing", "version": "0"}
+_TASKS: Final[dict[str, Any]] = {"io.modelcontextprotocol/tasks": {}}
+_TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+# How often wait_for_task polls: a test waits no longer than it must, whatever interval the server suggests.
+_POLL_SECONDS: Final = 0.02
 _TOOLS_CHANGED: Final = "notifications/tools/list_changed"
 _FORM_ONLY: Final = frozenset({"2025-06-18", "2025-03-26"})
 
@@ -96,6 +120,46 @@ class CallResult:
         if set(structured) == {"result"}:
             return structured["result"]
         return structured
+
+
+@final
+@dataclass(slots=True)
+class Task:
+    """A task as the server last described it: its handle (``call_tool_as_task``) or ``tasks/get``'s answer.
+
+    ``status`` is ``working``, ``input_required``, ``completed``, ``failed`` or ``cancelled``; a completed task
+    has its tool's ``result``, a failed one its JSON-RPC ``error`` (``code``, ``message``), one waiting for
+    answers its ``input_requests`` (by key: ``method`` and ``params``; answer them with ``update_task``).
+    """
+
+    task_id: str
+    status: str
+    status_message: str | None
+    raw: dict[str, Any]
+    input_requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    result: CallResult | None = None
+    error: dict[str, Any] | None = None
+
+    @property
+    def done(self) -> bool:
+        """Whether the task has ended (completed, failed or cancelled)."""
+        return self.status in _TERMINAL
+
+    @classmethod
+    def _of(cls, raw: dict[str, Any]) -> Task:
+        task = raw.get("task") if isinstance(raw.get("task"), dict) else raw  # 2025-11-25 wraps the handle
+        assert isinstance(task, dict)
+        result = task.get("result")
+        error = task.get("error")
+        return cls(
+            task_id=str(task.get("taskId")),
+            status=str(task.get("status")),
+            status_message=task.get("statusMessage"),
+            raw=raw,
+            input_requests=dict(task.get("inputRequests") or {}),
+            result=_call_result(result) if isinstance(result, dict) else None,
+            error=dict(error) if isinstance(error, dict) else None,
+        )
 
 
 @final
@@ -207,27 +271,93 @@ class Client:
         seen: list[dict[str, Any]] = []
         token = f"progress-{self._wire.next_id()}"
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {}), "_meta": {"progressToken": token}}
+        result, rounds = await self._call(name, params, seen, tasks=False)
+        called = _call_result(result)
+        called.progress = [m["params"] for m in seen if m["method"] == "notifications/progress"]
+        called.logs = [m["params"] for m in seen if m["method"] == "notifications/message"]
+        called.rounds = rounds
+        return called
+
+    async def _call(
+        self, name: str, params: dict[str, Any], seen: list[dict[str, Any]], *, tasks: bool
+    ) -> tuple[dict[str, Any], int]:
+        """A ``tools/call`` to its final answer (a result, or a task's handle) and the rounds it took."""
         rounds = 1
         while True:
-            result = await self._request("tools/call", params, seen)
+            result: dict[str, Any] = await self._request("tools/call", params, seen, tasks=tasks)
             if result.get("resultType") != "input_required":
-                break
+                return result, rounds
             if rounds >= self._rounds:
                 raise ProtocolError(INTERNAL_ERROR, f"tool {name!r} still wanted input after {rounds} rounds")
             rounds += 1
             requests = result.get("inputRequests") or {}
             responses = {key: await self._answer(ask["method"], ask.get("params", {})) for key, ask in requests.items()}
             params = {**params, "inputResponses": responses, "requestState": result.get("requestState")}
-        structured = result.get("structuredContent")
-        return CallResult(
-            content=list(result.get("content", [])),
-            structured_content=structured if isinstance(structured, dict) else None,
-            is_error=result.get("isError") is True,
-            raw=result,
-            progress=[m["params"] for m in seen if m["method"] == "notifications/progress"],
-            logs=[m["params"] for m in seen if m["method"] == "notifications/message"],
-            rounds=rounds,
-        )
+
+    # -- tasks --------------------------------------------------------------------------------------------
+
+    async def call_tool_as_task(self, name: str, arguments: Mapping[str, Any] | None = None) -> Task:
+        """Call a tool asking for a task (the Tasks extension declared over 2026-07-28, ``params.task`` over
+        2025-11-25) and return the task's handle, answering the questions a tool asks before it becomes a task
+        (``ctx.continue_as_task()``) with the callbacks; ``UsageError`` when the server answered at once
+        instead (a tool without ``task=``, or arguments refused)."""
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        if not self.stateless:
+            params["task"] = {}
+        result, _ = await self._call(name, params, [], tasks=True)
+        if result.get("resultType") != "task" and "task" not in result:
+            # A tool without task=, or arguments refused before any task was made: the answer says which.
+            raise UsageError(f"tool {name!r} answered at once, without a task: {_call_result(result).text!r}")
+        return Task._of(result)
+
+    async def get_task(self, task_id: str) -> Task:
+        """``tasks/get``: the task as it is now (-32602 as ``ProtocolError`` for an unknown one)."""
+        return Task._of(await self._request("tasks/get", {"taskId": task_id}, tasks=True))
+
+    async def update_task(self, task_id: str, responses: Mapping[str, Mapping[str, Any]]) -> None:
+        """``tasks/update`` (2026-07-28): answers to the task's ``input_requests``, by key."""
+        if not self.stateless:
+            raise UsageError("tasks/update is a 2026-07-28 request; over 2025-11-25 wait_for_task answers questions")
+        answers = {key: dict(value) for key, value in responses.items()}
+        await self._request("tasks/update", {"taskId": task_id, "inputResponses": answers}, tasks=True)
+
+    async def cancel_task(self, task_id: str) -> None:
+        """``tasks/cancel``: the task ends ``cancelled`` unless it had ended already."""
+        await self._request("tasks/cancel", {"taskId": task_id}, tasks=True)
+
+    async def wait_for_task(self, task_id: str, *, timeout: float | None = 10.0) -> Task:
+        """Poll the task until it ends and return it, answering its questions with the callbacks on the way
+        (2025-11-25: ``tasks/result``, whose stream carries them); ``TimeoutError`` after ``timeout`` seconds
+        (``None``: wait as long as it takes)."""
+        if not self.stateless:
+            outcome: dict[str, Any] | None = None
+            failure: dict[str, Any] | None = None
+            try:
+                outcome = await asyncio.wait_for(
+                    self._request("tasks/result", {"taskId": task_id}, tasks=True), timeout
+                )
+            except ProtocolError as problem:  # a failed task's JSON-RPC error, as tasks/result answers it
+                failure = {"code": problem.code, "message": problem.message}
+            task = await self.get_task(task_id)
+            task.result = _call_result(outcome) if outcome is not None else None
+            task.error = failure if task.status == "failed" and outcome is None else None
+            return task
+
+        async def poll() -> Task:
+            while True:
+                task = await self.get_task(task_id)
+                if task.done:
+                    return task
+                if task.status == "input_required":
+                    answers = {
+                        key: await self._answer(str(ask.get("method")), dict(ask.get("params") or {}))
+                        for key, ask in task.input_requests.items()
+                    }
+                    await self.update_task(task_id, answers)
+                    continue
+                await asyncio.sleep(_POLL_SECONDS)
+
+        return await asyncio.wait_for(poll(), timeout)
 
     async def ping(self) -> None:
         await self._request("ping", {})
@@ -237,12 +367,16 @@ class Client:
         """How many ``notifications/tools/list_changed`` this client has received (2025 sessions)."""
         return sum(1 for message in self.notifications if message["method"] == _TOOLS_CHANGED)
 
-    async def _request(self, method: str, params: dict[str, Any], seen: list[dict[str, Any]] | None = None) -> Any:
+    async def _request(
+        self, method: str, params: dict[str, Any], seen: list[dict[str, Any]] | None = None, *, tasks: bool = False
+    ) -> Any:
         if not self._opened:
             raise UsageError("use the client inside 'async with Client(registry) as client:'")
         wire = self._wire
         if self.stateless:
             capabilities = self.capabilities
+            if tasks:
+                capabilities["extensions"] = dict(_TASKS)
             response = await wire.stateless(
                 method, params, capabilities=capabilities, log_level=self.log_level, sink=seen
             )
@@ -265,6 +399,16 @@ class Client:
         if method == "ping":
             return {}
         raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} (give the Client a callback for it)")
+
+
+def _call_result(result: dict[str, Any]) -> CallResult:
+    structured = result.get("structuredContent")
+    return CallResult(
+        content=list(result.get("content", [])),
+        structured_content=structured if isinstance(structured, dict) else None,
+        is_error=result.get("isError") is True,
+        raw=result,
+    )
 
 
 def _unwrap(method: str, response: dict[str, Any] | None) -> Any:
@@ -346,6 +490,21 @@ class SyncClient:
     def ping(self) -> None:
         """``ping``: raises ``ProtocolError`` if the server does not answer it."""
         self._run(self.client.ping())
+
+    def call_tool_as_task(self, name: str, arguments: Mapping[str, Any] | None = None) -> Task:
+        return self._run(self.client.call_tool_as_task(name, arguments))
+
+    def get_task(self, task_id: str) -> Task:
+        return self._run(self.client.get_task(task_id))
+
+    def update_task(self, task_id: str, responses: Mapping[str, Mapping[str, Any]]) -> None:
+        self._run(self.client.update_task(task_id, responses))
+
+    def cancel_task(self, task_id: str) -> None:
+        self._run(self.client.cancel_task(task_id))
+
+    def wait_for_task(self, task_id: str, *, timeout: float | None = 10.0) -> Task:
+        return self._run(self.client.wait_for_task(task_id, timeout=timeout))
 
     @property
     def notifications(self) -> list[dict[str, Any]]:

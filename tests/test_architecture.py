@@ -43,23 +43,27 @@ def _parsed(path: Path) -> ast.Module:
 PIPELINE = ROOT / "_pipeline.py"
 
 # Who may call each stage: the engine routes (route, authorize) while it routes the request; the drivers run the
-# rest. Anything else calling a stage is a second road.
+# rest. A task worker runs a task's call on the same road: it looks the tool up by its served name (route) and
+# hands the rebuilt call to the async driver (drive); it does not authorize again, as the request that made the
+# task was authorized, and the task is bound to its caller. Anything else calling a stage is a second road.
 CALLERS = {
-    "route": {("_protocol/engine.py", "route")},
+    "route": {("_protocol/engine.py", "route"), ("_tasks/worker.py", "_drive")},
     "authorize": {("_protocol/engine.py", "route")},
     "prepare": {("_pipeline.py", "drive_sync"), ("_pipeline.py", "_run")},
     "invoke": {("_pipeline.py", "_run")},
     "finish": {("_pipeline.py", "drive_sync"), ("_pipeline.py", "_run")},
     "settle": {("_pipeline.py", "drive_sync"), ("_pipeline.py", "_run")},
-    "drive": {("_pipeline.py", "drive_sync"), ("_protocol/engine.py", "_answer")},
+    "drive": {("_pipeline.py", "drive_sync"), ("_protocol/engine.py", "_answer"), ("_tasks/worker.py", "_drive")},
     "drive_sync": {("_protocol/engine.py", "handle_sync")},
 }
 # The modules that may import from the pipeline at all, and what: the engine its entry points, the bare contract
 # (call_tool, a documented road of its own: no conversion, the raw schema) the result builders it shares so its
-# answers are worded as the pipeline's.
+# answers are worded as the pipeline's, and the task worker the route stage and the async driver.
 IMPORTERS = {
     "_protocol/engine.py": {"authorize", "drive", "drive_sync", "route"},
     "_contract.py": {"NAME_NOT_STRING", "failure_result", "invalid_arguments_result", "text_result"},
+    # A task's run: the tool by its served name, the rebuilt call through the async driver (see CALLERS).
+    "_tasks/worker.py": {"drive", "route"},
 }
 
 
@@ -383,3 +387,38 @@ def test_every_entry_reaches_the_pipeline_only_through_routing_and_a_driver(
     }
     assert set(entries) <= allowed, entries
     assert {"drive from mcptools._protocol.engine", "drive_sync from mcptools._protocol.engine"} & set(entries)
+
+
+def test_a_task_s_run_takes_the_same_road_from_the_worker_and_never_enters_the_engine() -> None:
+    registry = ToolRegistry("walked-task")
+
+    @registry.tool(task="optional")
+    async def weather(location: str) -> str:
+        return f"{location}: sunny"
+
+    async def body() -> None:
+        async with Client(registry, protocol="2026-07-28") as client:
+            task = await client.call_tool_as_task("weather", {"location": "Lima"})
+            assert (await client.wait_for_task(task.task_id)).status == "completed"
+
+    worker = "mcptools._tasks.worker"
+    under_worker: list[tuple[str, str]] = []  # (module, function) entered while a worker's run is on the stack
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "call" and frame.f_globals.get("__name__", "").startswith("mcptools"):
+            stack = _stack(frame)
+            if any(f.f_globals.get("__name__") == worker and f.f_code.co_name == "_drive" for f in stack[1:]):
+                under_worker.append((frame.f_globals["__name__"], frame.f_code.co_name))
+        return None
+
+    sys.setprofile(None)
+    sys.settrace(tracer)
+    try:
+        asyncio.run(body())
+    finally:
+        sys.settrace(None)
+    stages = [function for module, function in under_worker if module == "mcptools._pipeline"]
+    for stage in ("route", "drive", "_run", "prepare", "invoke", "finish"):
+        assert stage in stages, (stage, stages)
+    assert "_through_chain" not in stages and "drive_sync" not in stages
+    assert not [step for step in under_worker if step[0] == "mcptools._protocol.engine"], under_worker

@@ -92,6 +92,7 @@ def _package_exceptions() -> list[type[BaseException]]:
 # it), and internal signals, each caught inside the package and turned into a message or an answer there.
 _NOT_ERRORS = {
     "InputRequired",  # control flow: the call pipeline ends the round with input_required
+    "ContinueAsTask",  # control flow: the call pipeline makes the task the call becomes
     "NeedsDynamicScope",  # codegen -> compile: generate the dynamic-scope variant
     "TooLarge",  # regex NFA -> compile: a SchemaError naming the pattern
     "Unsupported",  # regex syntax -> compile: a SchemaError naming the pattern

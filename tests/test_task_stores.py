@@ -143,7 +143,7 @@ def test_input_rounds_keep_outstanding_keys_until_every_one_is_answered(spec: St
         resumed = await operations.answer(store, made.task_id, {"second": ACCEPT})
         assert resumed is not None and resumed.status == "working" and resumed.runnable
         rerun = await operations.claim_next(store, "w2")
-        assert rerun is not None and rerun.attempts == 2
+        assert rerun is not None and rerun.attempts == 2 and rerun.losses == 0  # waiting for answers loses nothing
         assert dict(rerun.input_responses) == {"before": ACCEPT, "first": ACCEPT, "second": ACCEPT}
         assert await operations.answer(store, "no-such-task", {"first": ACCEPT}) is None
 
@@ -161,11 +161,12 @@ def test_a_lost_lease_is_retried_then_fails_with_the_reason(spec: StoreSpec) -> 
         assert retried.status == "working" and retried.owner is None and "Retrying" in (retried.status_message or "")
         assert not await operations.heartbeat(store, made.task_id, "w1")  # the first worker lost it
         second = await operations.claim_next(store, "w2", lease_ms=50)
-        assert second is not None and second.attempts == 2
+        assert second is not None and second.attempts == 2 and second.losses == 1
         await asyncio.sleep(0.12)
         (failed,) = await operations.reap(store, max_attempts=2)
         assert failed.status == "failed" and failed.error is not None
         assert failed.error["code"] == INTERNAL_ERROR and "stopped renewing its lease" in failed.error["message"]
+        assert "(2 attempts)" in failed.error["message"] and failed.losses == 2
         assert await store.expired_leases() == []
 
     drive(spec, body)
@@ -234,7 +235,12 @@ def test_another_process_sees_the_tasks_and_messages_of_this_one(durable: StoreS
             task_id = stdout.strip()
             created = await heard.get(timeout=5)
             tool_change = await heard.get(timeout=5)
-        assert created is not None and created.payload == {"taskId": task_id, "status": "working", "rev": 1}
+        assert created is not None and created.payload == {
+            "taskId": task_id,
+            "status": "working",
+            "rev": 1,
+            "runnable": True,
+        }
         assert tool_change is not None and tool_change.channel == TOOLS_CHANNEL
         record = await store.get(task_id)
         assert record is not None and record.arguments == {"text": "from afar"}

@@ -26,7 +26,7 @@ import weakref
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
-from .._call import NO_STREAM, Call, Mode, ProviderCall, Stream, ToolSource
+from .._call import NO_STREAM, Call, Mode, ProviderCall, Stream, TaskAccess, ToolSource
 from .._errors import ProtocolError
 from .._jsonrpc import (
     INTERNAL_ERROR,
@@ -48,6 +48,7 @@ from .request_rules import (
     LEGACY_METHODS,
     LENIENT_METHODS,
     STATELESS_METHODS,
+    TASK_METHODS,
     BatchBudget,
     check_request_meta,
     names_revision,
@@ -61,6 +62,8 @@ from .revisions import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
     STATELESS_VERSIONS,
+    TASKS_EXTENSION,
+    TASKS_REVISION,
     UNSUPPORTED_PROTOCOL_VERSION,
     negotiate,
     supported_versions,
@@ -91,6 +94,10 @@ class Served(Protocol):
     @property
     def engine(self) -> Engine: ...
     def running(self) -> AbstractAsyncContextManager[Any]: ...
+    @property
+    def offers_tasks(self) -> bool: ...
+    @property
+    def task_service(self) -> TaskAccess: ...
 
 
 def internal_error(message: object) -> Response:
@@ -200,6 +207,8 @@ class Engine:
                     result = drive_sync(routed)
                     if result is None:
                         return None  # cancelled: the protocol sends no response
+                elif routed.method in TASK_METHODS:
+                    result = run_on_loop(_task_method(routed))  # the store is async
                 else:
                     result = self._method(routed)
             except ProtocolError as problem:
@@ -395,8 +404,12 @@ class Engine:
                 result = await drive(call)
                 if result is None:
                     return None  # cancelled by the client: no response
+            elif call.method in TASK_METHODS:
+                result = await _task_method(call)
             elif call.method == LISTEN_METHOD and stream.streaming:
-                result = await self.listeners.listen(call.request_id, call.params, call.session, stream.send)
+                result = await self.listeners.listen(
+                    call.request_id, call.params, call.session, stream.send, await _task_feed(call)
+                )
             else:
                 result = self._method(call)
         except ProtocolError as problem:
@@ -433,10 +446,21 @@ class Engine:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
-    def _capabilities(self) -> dict[str, Any]:
+    def _capabilities(self, call: Call) -> dict[str, Any]:
         # The tool list is live (tools added, removed, enabled or disabled at runtime): 2025 sessions are told,
         # and 2026-07-28 clients on a subscriptions/listen stream (see listen.py).
-        return {"tools": {"listChanged": True}, "logging": {}}
+        capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "logging": {}}
+        if self.registry.offers_tasks:
+            # Tasks: the extension over 2026-07-28; 2025-11-25's own capability, with tasks/list only for a
+            # verified caller (it lists that caller's tasks, and a server that cannot tell callers apart must not).
+            if not call.legacy:
+                capabilities["extensions"] = {TASKS_EXTENSION: {}}
+            elif call.session.protocol_version == TASKS_REVISION:
+                tasks: dict[str, Any] = {"cancel": {}, "requests": {"tools": {"call": {}}}}
+                if call.principal is not None:
+                    tasks["list"] = {}
+                capabilities["tasks"] = tasks
+        return capabilities
 
     def _server_info(self) -> dict[str, Any]:
         return self.registry.server_info
@@ -451,7 +475,7 @@ class Engine:
         self._sessions.add(session)
         result: dict[str, Any] = {
             "protocolVersion": session.protocol_version,
-            "capabilities": self._capabilities(),
+            "capabilities": self._capabilities(call),
             "serverInfo": self._server_info(),
         }
         if self.registry.instructions is not None:
@@ -463,7 +487,7 @@ class Engine:
             "ttlMs": self.list_ttl_ms,
             "cacheScope": self.cache_scope,
             "supportedVersions": supported_versions(call.mode is Mode.STATELESS_ONLY),
-            "capabilities": self._capabilities(),
+            "capabilities": self._capabilities(call),
             "_meta": {META_SERVER_INFO: self._server_info()},
         }
         if self.registry.instructions is not None:
@@ -500,12 +524,39 @@ class Engine:
         end = offset + self.page_size
         # A deep copy, so a caller who edits the response cannot edit the registry's published schemas.
         result: dict[str, Any] = {"tools": json.loads(json.dumps(listing[offset:end]))}
+        if call.legacy and call.session.protocol_version == TASKS_REVISION:
+            _task_support(result["tools"], self.registry)
         if end < len(listing):
             result["nextCursor"] = self.sealer.seal({"o": end}, purpose=_CURSOR_PURPOSE)
         if not call.legacy:
             result["ttlMs"] = self.list_ttl_ms
             result["cacheScope"] = cache_scope
         return result
+
+
+def _task_support(entries: list[dict[str, Any]], registry: ToolSource) -> None:
+    """2025-11-25 lists each task tool's ``execution.taskSupport`` (2026-07-28 has no such field: the server
+    decides per request there)."""
+    for entry in entries:
+        tool = registry.get(entry["name"])
+        if tool is not None and tool.task is not None:
+            entry["execution"] = {"taskSupport": tool.task}
+
+
+async def _task_method(call: Call) -> dict[str, Any]:
+    from .._tasks.methods import serve_task_method  # only a server asked about tasks loads them
+
+    return await serve_task_method(call)
+
+
+async def _task_feed(call: Call) -> Any:
+    """The tasks a listen request follows (``notifications.taskIds``), or ``None`` when it asks for none."""
+    wanted = call.params.get("notifications")
+    if type(wanted) is not dict or "taskIds" not in wanted:
+        return None
+    from .._tasks.methods import task_feed
+
+    return await task_feed(call, wanted["taskIds"])
 
 
 # The method table of a request without a session that opens one.

@@ -38,6 +38,7 @@ __all__ = [
     "MAX_BATCH_ENTRIES",
     "MAX_BATCH_RESPONSE_BYTES",
     "STATELESS_METHODS",
+    "TASK_METHODS",
     "BatchBudget",
     "check_request_meta",
     "http_status_for",
@@ -61,9 +62,16 @@ INVALID_REQUEST_TEXT: Final = (
     'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a string "method" '
     'and a string or integer "id"'
 )
-# The methods each generation serves: a 2026-07-28 request, a request on an initialized 2025 session.
-STATELESS_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"})
-LEGACY_METHODS: Final = frozenset({"ping", "logging/setLevel", "tools/list", "tools/call"})
+# The methods each generation serves: a 2026-07-28 request, a request on an initialized 2025 session. The tasks/*
+# methods: the Tasks extension's three over 2026-07-28, 2025-11-25's four on a session (mcptools._tasks.methods).
+STATELESS_METHODS: Final = frozenset(
+    {"server/discover", "tools/list", "tools/call", "subscriptions/listen", "tasks/get", "tasks/update", "tasks/cancel"}
+)
+LEGACY_METHODS: Final = frozenset(
+    {"ping", "logging/setLevel", "tools/list", "tools/call", "tasks/get", "tasks/result", "tasks/cancel", "tasks/list"}
+)
+# The tasks/* methods of either generation, served by mcptools._tasks.methods.
+TASK_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel", "tasks/result", "tasks/list"})
 # Without ``_meta`` and without a session (``registry.handle`` called directly, or a client that skipped
 # ``initialize``) we serve the current revision leniently, and keep ``ping`` for the older clients' sake; a
 # listen stream is for 2026-07-28 clients, which always name their revision.

@@ -23,6 +23,8 @@ __all__ = [
     "MISSING_CLIENT_CAPABILITY",
     "SUPPORTED",
     "STATELESS_VERSIONS",
+    "TASKS_EXTENSION",
+    "TASKS_REVISION",
     "UNSUPPORTED_PROTOCOL_VERSION",
     "level_allows",
     "negotiate",
@@ -41,6 +43,9 @@ META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+# Tasks: the extension a 2026-07-28 client declares per request, and the one 2025 revision with tasks in its core.
+TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
+TASKS_REVISION: Final = "2025-11-25"
 
 
 LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")

@@ -17,6 +17,19 @@ The map of this package:
 
 A store only stores: it reads, writes atomically, keeps the queue of runnable tasks and tells subscribers. What a
 change means (who may claim, when a lease is lost, what ``tasks/update`` keeps) is ``transitions``'s alone, so the
-three stores cannot disagree about it. Nothing here imports the protocol engine, and ``import mcptools`` imports
-nothing here.
+three stores cannot disagree about it.
+
+Serving tasks, on top of the stores:
+
+    config.py       ``TaskConfig``: the store URL, workers, TTL, poll interval, lease, attempts (``task_*`` options)
+    service.py      ``TaskService``: one registry's tasks, started and stopped with ``registry.running()``
+    host.py         the registry as this package sees it (protocols: nothing here imports the registry)
+    wire.py         the task handle and the task, in both protocol generations; whether a call asked for a task
+    calls.py        the call pipeline's task branch: a call becomes a task (or hands itself over to one)
+    worker.py       runs tasks: the ``Call`` rebuilt from the record, driven by the pipeline's own ``drive``
+    methods.py      ``tasks/get``, ``tasks/update``, ``tasks/cancel`` (2025-11-25: ``tasks/result``, ``tasks/list``)
+                    and the task feed of a ``subscriptions/listen`` stream
+    replicate.py    one tool list for every replica sharing a store
+
+``import mcptools`` imports nothing here: the pipeline and the engine import it lazily, for task tools only.
 """

@@ -86,6 +86,12 @@ class MemoryTaskStore:
                     return changed
         return None
 
+    async def list_scope(self, scope: str) -> list[TaskRecord]:
+        now = time.time()
+        with self._lock:
+            found = [record for record in self._tasks.values() if record.scope == scope and not record.expired(now)]
+        return sorted(found, key=lambda record: record.created_at)
+
     async def expired_leases(self) -> list[str]:
         now = time.time()
         with self._lock:

@@ -30,11 +30,12 @@ class TaskRecord:
     """A task: what was called, where it stands, who is running it, and its outcome.
 
     ``rev`` counts the writes (a store refuses a write made from a stale read); ``owner`` and ``lease_until`` say
-    which worker runs it and until when that worker must renew; ``attempts`` counts the claims, so a task whose
-    workers keep dying ends ``failed`` instead of being retried forever. ``input_requests`` are the questions
-    outstanding, ``input_responses`` every answer gathered so far (a rerun of the tool finds them); ``context`` is
-    what the run needs from the request that created the task (protocol generation, client capabilities, ...);
-    ``scope`` binds the task to the caller who created it.
+    which worker runs it and until when that worker must renew; ``attempts`` counts the claims and ``losses`` the
+    runs that ended with the lease lost (the worker died or hung), so a task whose workers keep dying ends
+    ``failed`` instead of being retried forever, while one that merely waited for answers between runs does not.
+    ``input_requests`` are the questions outstanding, ``input_responses`` every answer gathered so far (a rerun
+    of the tool finds them); ``context`` is what the run needs from the request that created the task (protocol
+    generation, client capabilities, ...); ``scope`` binds the task to the caller who created it.
     """
 
     task_id: str
@@ -53,6 +54,7 @@ class TaskRecord:
     owner: str | None = None
     lease_until: float | None = None
     attempts: int = 0
+    losses: int = 0
     scope: str | None = None
     context: Mapping[str, Any] = field(default_factory=dict)
     rev: int = 0

@@ -146,6 +146,8 @@ class RedisTaskStore:
             pipe.zadd(self._key("leased"), {task_id: record.lease_until})
         else:
             pipe.zrem(self._key("leased"), task_id)
+        if before is None and record.scope is not None:
+            pipe.zadd(self._key("scope", record.scope), {task_id: record.created_at})
         if announce:
             pipe.publish(self._key("channel", TASKS_CHANNEL), json.dumps(task_event(record)))
 
@@ -159,6 +161,18 @@ class RedisTaskStore:
             elif updated.changed:
                 return updated.record
         return None
+
+    async def list_scope(self, scope: str) -> list[TaskRecord]:
+        client = self._client()
+        index = self._key("scope", scope)
+        ids = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in await client.zrange(index, 0, -1)]
+        if not ids:
+            return []
+        found = await client.mget([self._key("task", task_id) for task_id in ids])
+        gone = [task_id for task_id, raw in zip(ids, found, strict=True) if raw is None]
+        if gone:
+            await client.zrem(index, *gone)  # expired (Redis dropped the key) or deleted
+        return [TaskRecord.from_json(raw) for raw in found if raw is not None]
 
     async def expired_leases(self) -> list[str]:
         client = self._client()

@@ -1,10 +1,13 @@
 """A task store in an SQLite file (the standard library's ``sqlite3``): tasks survive a restart of the server, and
 every process on the machine that opens the same file shares them.
 
-The file is in WAL mode, so readers never wait for the writer; each change is one ``BEGIN IMMEDIATE``
-transaction (read, apply the ``Change``, write), which holds SQLite's write lock and so is atomic across
-processes. One thread per store owns its connection (``sqlite3`` connections are not for sharing between
-threads) and the event loop awaits it, so a write waiting for another process's lock never blocks the loop.
+The file is in WAL mode with ``synchronous=NORMAL``: nothing committed is lost when a process dies (a crash, a
+``kill -9``, a restart), and only a power loss or an operating system crash may take the last commits back (FULL
+would fsync every commit to close that gap, at several times the cost of a change). Readers never wait for the
+writer; each change is one ``BEGIN IMMEDIATE`` transaction (read, apply the ``Change``, write), which holds
+SQLite's write lock and so is atomic across processes. One thread per store owns its connection (``sqlite3``
+connections are not for sharing between threads) and the event loop awaits it, so a write waiting for another
+process's lock never blocks the loop.
 
 SQLite has no notifications between processes. Published messages are rows of an ``events`` table, written in
 the same transaction as the change they announce; subscribers in this process get them at once, and a poller
@@ -47,6 +50,7 @@ CREATE TABLE IF NOT EXISTS tasks (
 CREATE INDEX IF NOT EXISTS tasks_queue ON tasks (runnable, queued_at);
 CREATE INDEX IF NOT EXISTS tasks_leases ON tasks (lease_until) WHERE lease_until IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tasks_expiry ON tasks (expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS tasks_scope ON tasks (json_extract(doc, '$.scope'));
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     origin TEXT NOT NULL,
@@ -143,6 +147,17 @@ class SqliteTaskStore:
                         _write(db, changed, record, now)
                         return changed
             return None
+
+        return await self._run(work)
+
+    async def list_scope(self, scope: str) -> list[TaskRecord]:
+        def work(db: sqlite3.Connection) -> list[TaskRecord]:
+            rows = db.execute(
+                "SELECT doc FROM tasks WHERE json_extract(doc, '$.scope') = ? "
+                "AND (expires_at IS NULL OR expires_at > ?) ORDER BY rowid",
+                (scope, time.time()),
+            ).fetchall()
+            return [TaskRecord.from_json(doc) for (doc,) in rows]
 
         return await self._run(work)
 

@@ -6,9 +6,9 @@ Three implementations: ``MemoryTaskStore`` (the default), ``SqliteTaskStore`` an
 A store reads and writes ``TaskRecord``s atomically and decides nothing: ``update`` and ``claim`` take a
 ``transitions.Change`` and apply it to the current record with the store's clock, refusing (and retrying) a
 write made from a stale read, so two replicas never both win. ``claim`` walks the queue of runnable tasks oldest
-first. Every change made with ``announce=True`` is published on ``TASKS_CHANNEL`` as
-``{"taskId", "status", "rev"}``, and ``publish``/``subscribe`` carry other messages between replicas (the tool
-list's changes on ``TOOLS_CHANNEL``). Delivery is best effort: a subscriber that may have missed messages reads
+first. Every change made with ``announce=True`` is published on ``TASKS_CHANNEL`` as ``{"taskId", "status",
+"rev", "runnable"}``, and ``publish``/``subscribe`` carry other messages between replicas (the tool list's changes
+on ``TOOLS_CHANNEL``). Delivery is best effort: a subscriber that may have missed messages reads
 the state again (``get``, ``get_shared``). ``put_shared``/``get_shared`` keep small JSON documents every replica
 can read, each write numbered, for state a replica starting later must catch up with.
 """
@@ -82,6 +82,10 @@ class TaskStore(Protocol):
         the queue is empty."""
         ...
 
+    async def list_scope(self, scope: str) -> list[TaskRecord]:
+        """The live tasks made by the caller ``scope`` names, oldest first (2025-11-25's ``tasks/list``)."""
+        ...
+
     async def expired_leases(self) -> list[str]:
         """The tasks whose worker's lease has run out (candidates for ``transitions.lease_lost``)."""
         ...
@@ -110,5 +114,6 @@ class TaskStore(Protocol):
 
 
 def task_event(record: TaskRecord) -> dict[str, Any]:
-    """What ``TASKS_CHANNEL`` says about a change: enough to decide whether to read the task again."""
-    return {"taskId": record.task_id, "status": record.status, "rev": record.rev}
+    """What ``TASKS_CHANNEL`` says about a change: enough to decide whether to read the task again, and whether a
+    worker could claim it now (``runnable``: idle workers wake only for those)."""
+    return {"taskId": record.task_id, "status": record.status, "rev": record.rev, "runnable": record.runnable}

@@ -7,7 +7,7 @@ Redis stores behave alike by construction, and one contract test holds all three
 
     working ──claim──▶ working(owned) ──complete/fail──▶ completed | failed
        ▲                 │  │  └──ask──▶ input_required ──answer (all keys)──▶ working
-       └──lease lost─────┘  └──lease lost, attempts spent──▶ failed
+       └──lease lost─────┘  └──lease lost max_attempts times──▶ failed
     any non-terminal ──cancel──▶ cancelled
 
 Cancellation takes effect at once, even while a worker runs the task: the 2025-11-25 revision requires the status
@@ -232,15 +232,17 @@ def cancelled(record: TaskRecord, now: float) -> TaskRecord | None:
 
 def lease_lost(max_attempts: int) -> Change:
     """The reaper found the lease run out (the worker died or hangs): the task goes back to the queue, or, once
-    ``max_attempts`` claims have ended this way, fails with the reason."""
+    ``max_attempts`` runs have ended this way, fails with the reason. Runs that ended otherwise (asking for input,
+    a worker stopping gracefully) do not count."""
 
     def change(record: TaskRecord, now: float) -> TaskRecord | None:
         if record.owner is None or record.status != "working" or record.lease_until is None or record.lease_until > now:
             return None
-        if record.attempts >= max_attempts:
+        losses = record.losses + 1
+        if losses >= max_attempts:
             reason = (
                 f"The task was abandoned: the worker running it stopped renewing its lease "
-                f"({record.attempts} attempt{'s' if record.attempts != 1 else ''})."
+                f"({losses} attempt{'s' if losses != 1 else ''})."
             )
             error = {"code": INTERNAL_ERROR, "message": reason}
             return replace(
@@ -250,9 +252,10 @@ def lease_lost(max_attempts: int) -> Change:
                 status_message=reason,
                 owner=None,
                 lease_until=None,
+                losses=losses,
                 updated_at=now,
             )
-        message = f"Retrying: the worker running attempt {record.attempts} of {max_attempts} stopped."
-        return replace(record, owner=None, lease_until=None, status_message=message, updated_at=now)
+        message = f"Retrying: the worker running attempt {losses} of {max_attempts} stopped."
+        return replace(record, owner=None, lease_until=None, losses=losses, status_message=message, updated_at=now)
 
     return change

@@ -50,11 +50,13 @@ RECONNECT_TIMEOUT: Final = 30.0
 
 def can_stream(routed: Call | dict[str, Any]) -> bool:
     """Whether answering may emit anything before the response, or be worth interrupting when the client goes
-    away: a ``subscriptions/listen`` stream, and a call to a tool that runs on the loop (``Tool.needs_loop``:
-    async, taking a ``Context``, or timed). A sync tool runs in a thread no cancellation can stop."""
+    away: a ``subscriptions/listen`` stream, a call to a tool that runs on the loop (``Tool.needs_loop``:
+    async, taking a ``Context``, timed, or a task tool), and 2025-11-25's ``tasks/result`` (which asks the task's
+    questions on its stream). A sync tool runs in a thread no cancellation can stop."""
     if type(routed) is not Call or routed.refusal is not None:
         return False
-    return routed.method == LISTEN_METHOD or (routed.method == "tools/call" and routed.tool.needs_loop)
+    method = routed.method
+    return method == LISTEN_METHOD or (method == "tools/call" and routed.tool.needs_loop) or method == "tasks/result"
 
 
 @final

@@ -1,6 +1,7 @@
 """The 2026-07-28 rules for a stateless POST's headers: they must say what the body says.
 
-``MCP-Protocol-Version`` equals ``_meta``'s revision, ``Mcp-Method`` the method, ``Mcp-Name`` the tool (a name
+``MCP-Protocol-Version`` equals ``_meta``'s revision, ``Mcp-Method`` the method, ``Mcp-Name`` the tool (or the
+task of ``tasks/get``, ``tasks/update`` and ``tasks/cancel``; a name
 that is not header-safe travels as ``=?base64?...?=``), and each ``Mcp-Param-*`` the argument a tool marks with
 ``x-mcp-header`` (SEP-2243): a gateway may route on the headers without reading the body, so a request whose
 headers and body disagree is refused (400, -32020) before anything runs.
@@ -22,7 +23,15 @@ if TYPE_CHECKING:
 
 __all__ = ["ParamHeaders", "check_stateless_headers"]
 
-_NAMED_METHODS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# The body field each method's Mcp-Name carries; a task's id routes tasks/* (the Tasks extension, SEP-2243).
+_NAMED_METHODS: Final = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 
 def check_stateless_headers(headers: Headers, message: dict[str, Any], params: dict[str, Any]) -> None:

@@ -2,11 +2,14 @@
 
     python tests/conformance/run_mcp_conformance.py            # 2025-11-25 and 2026-07-28
     python tests/conformance/run_mcp_conformance.py --leg 2026-07-28 --verbose
+    python tests/conformance/run_mcp_conformance.py --leg tasks  # the Tasks extension's ten scenarios
 
 It installs ``@modelcontextprotocol/conformance`` (a pinned version) with npm into a cache directory, starts
 ``mcptools serve examples/everything_server.py --http`` on a free loopback port, runs ``--suite all`` for each
 protocol revision with ``mcp-baseline.yml`` as the expected failures, and exits non-zero when any leg has a
-failure that is not in the baseline (or a baseline entry that now passes). Needs Node.js 20+ and npm.
+failure that is not in the baseline (or a baseline entry that now passes). The ``tasks`` leg runs the Tasks
+extension's scenarios (``tasks-*``: extension scenarios, which ``--spec-version`` filters out) one per suite
+process, several at once, and fails on any failed check. Needs Node.js 20+ and npm.
 """
 
 from __future__ import annotations
@@ -31,6 +34,22 @@ except ImportError:  # Windows: no lock, so run the legs one at a time there
 SUITE_PACKAGE: Final = "@modelcontextprotocol/conformance"
 SUITE_VERSION: Final = os.environ.get("MCP_CONFORMANCE_VERSION", "0.2.0-alpha.12")
 LEGS: Final = ("2025-11-25", "2026-07-28")
+TASKS_LEG: Final = "tasks"
+TASK_SCENARIOS: Final = (
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+)
+# Scenarios leave 60-second tasks running (never cancelled): the server runs plenty at once, so none waits.
+TASK_WORKERS: Final = "64"
+_PASSED: Final = re.compile(r"Passed: (\d+)/(\d+), (\d+) failed")
 HERE: Final = Path(__file__).resolve().parent
 ROOT: Final = HERE.parent.parent
 BASELINE: Final = HERE / "mcp-baseline.yml"
@@ -188,16 +207,56 @@ def _only_stale_is_per_process(output: str) -> bool:
     return listed == [f"✓ {PER_PROCESS_CHECK}"]
 
 
+def run_tasks_leg(entry: Path, url: str, verbose: bool, workdir: Path) -> int:
+    """The Tasks extension's scenarios, each in a suite process of its own, all at once; the figure printed."""
+    print("== MCP conformance, the Tasks extension (io.modelcontextprotocol/tasks)", flush=True)
+    running = {
+        scenario: subprocess.Popen(
+            ["node", str(entry), "server", "--url", url, "--scenario", scenario],
+            cwd=workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for scenario in TASK_SCENARIOS
+    }
+    passed = total = failed = 0
+    bad: list[str] = []
+    skipped: list[str] = []
+    for scenario, process in running.items():
+        output, _ = process.communicate(timeout=300)
+        found = _PASSED.search(output)
+        if verbose or found is None or process.returncode != 0 or found.group(3) != "0":
+            print(output, flush=True)
+        if found is None or process.returncode != 0 or found.group(3) != "0":
+            bad.append(scenario)
+            continue
+        passed, total, failed = passed + int(found.group(1)), total + int(found.group(2)), failed + int(found.group(3))
+        if found.group(2) == "0":
+            skipped.append(scenario)
+        print(f"  {scenario}: {found.group(1)}/{found.group(2)} checks passed", flush=True)
+    print(
+        f"Tasks: {len(TASK_SCENARIOS) - len(bad)}/{len(TASK_SCENARIOS)} scenarios pass, {passed}/{total} checks"
+        + (f"; skipped by the suite itself: {', '.join(skipped)}" if skipped else ""),
+        flush=True,
+    )
+    if bad:
+        print(f"!! tasks: failing scenarios: {', '.join(bad)}", flush=True)
+    return 1 if bad else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--leg", choices=LEGS, action="append", help="run only this protocol revision")
+    parser.add_argument(
+        "--leg", choices=(*LEGS, TASKS_LEG), action="append", help="run only this protocol revision (or: tasks)"
+    )
     parser.add_argument("--verbose", action="store_true", help="show every check")
     parser.add_argument(
         "--workers", type=int, default=1, help="serve with this many uvicorn workers (2026-07-28 leg only)"
     )
     args = parser.parse_args(argv)
     legs = args.leg or LEGS
-    if args.workers > 1 and legs != ["2026-07-28"]:
+    if args.workers > 1 and list(legs) != ["2026-07-28"]:
         parser.error("--workers > 1 serves statelessly: run it with --leg 2026-07-28")
     entry = install_suite()
     port = free_port()
@@ -215,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
             str(port),
             "--workers",
             str(args.workers),
+            "--task-workers",
+            TASK_WORKERS,
         ],
         cwd=ROOT,
     )
@@ -224,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="mcp-conformance-") as workdir:
             for version in legs:
                 url = f"http://127.0.0.1:{port}/mcp"
+                if version == TASKS_LEG:
+                    failures += run_tasks_leg(entry, url, args.verbose, Path(workdir))
+                    continue
                 if run_leg(entry, url, version, args.verbose, Path(workdir), args.workers) != 0:
                     failures += 1
                     print(f"!! protocol {version}: unexpected failures (or stale baseline entries)", flush=True)

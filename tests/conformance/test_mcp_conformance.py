@@ -1,4 +1,5 @@
-"""The official MCP conformance suite, both legs, as part of the test run (skipped without Node.js and npm).
+"""The official MCP conformance suite, both legs (and in CI the Tasks extension's), as part of the test run
+(skipped without Node.js and npm).
 
 The work is done by ``run_mcp_conformance.py`` next to this file; see it for what runs and the baseline.
 """
@@ -57,3 +58,20 @@ def test_the_stateless_leg_passes_across_several_worker_processes() -> None:
     assert completed.returncode == 0, completed.stdout + completed.stderr
     # Or the suite called the baseline stale only because the per-process listen check passed (see the runner).
     assert "Baseline check passed" in completed.stdout or "passed this time: fine" in completed.stdout
+
+
+@pytest.mark.skipif(NO_NODE, reason="needs Node.js and npm")
+@pytest.mark.skipif(
+    not IN_CI and not os.environ.get("MCPTOOLS_ALL_LEGS"),
+    reason="the Tasks extension's leg (ten scenarios, ~12 s) runs in CI (CI=true) or with MCPTOOLS_ALL_LEGS=1, to "
+    "keep the README's test command within its minute; tests/test_tasks*.py cover the same ground in memory",
+)
+def test_the_tasks_extension_leg_passes_every_scenario() -> None:
+    completed = subprocess.run(
+        [sys.executable, str(RUNNER), "--leg", "tasks"], capture_output=True, text=True, timeout=600, check=False
+    )
+    if completed.returncode == INSTALL_FAILED:
+        _cannot_install(completed.stderr)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    # Every scenario passes (the suite itself skips tasks-status-notifications in this version: 0 checks).
+    assert "Tasks: 10/10 scenarios pass" in completed.stdout, completed.stdout
