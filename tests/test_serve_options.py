@@ -187,3 +187,24 @@ def test_an_option_of_a_transport_other_than_http_is_named_with_its_transports(m
     monkeypatch.setattr(_options, "_options", lambda: options)
     with pytest.raises(UsageError, match=r"^port applies to http and tcp only; pass one of them as the transport"):
         resolve("stdio", {"port": 9000})
+
+
+def test_a_task_store_that_cannot_be_opened_stops_the_server_with_one_line(tmp_path: Path) -> None:
+    target = tmp_path / "app.py"
+    target.write_text(
+        "from mcptools import ToolRegistry\nregistry = ToolRegistry('app')\n\n"
+        "@registry.tool(task='optional')\nasync def slow() -> str:\n    return 'done'\n",
+        encoding="utf-8",
+    )
+    store = f"sqlite:///{tmp_path}/missing/dir/tasks.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "mcptools", "serve", f"{target}:registry", "--task-store", store],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "cannot open the task store" in done.stderr and "Traceback" not in done.stderr, done.stderr

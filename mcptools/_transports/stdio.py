@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, Final, final
 
-from .._errors import MissingDependency
+from .._errors import MissingDependency, TaskStoreError
 from .._jsonrpc import RequestId
 from .._protocol.engine import Engine
 from .._protocol.session import QUESTION_TIMEOUT, Session
@@ -327,6 +327,10 @@ def serve_stdio(
             return 130
         except BrokenPipeError:
             return 0
+        except TaskStoreError as exc:
+            # The task store named on the command line could not be opened: the reason is the whole story.
+            logger.error("mcptools: serving %r over stdio failed: %s", registry.name, exc)
+            return 1
         except Exception:
             # The lifespan failed to start or to close: said once, with its traceback, on stderr.
             logger.exception("mcptools: serving %r over stdio failed", registry.name)
