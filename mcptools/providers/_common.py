@@ -233,8 +233,9 @@ def _outcome(response: dict[str, Any] | None) -> Outcome:
     return "\n".join(texts), bool(result.get("isError"))
 
 
-def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome:
-    """``(served name, arguments)`` for the pipeline, or an ``Outcome`` when the call cannot reach it."""
+def _prepare(tools: Toolset, call: Call, provider: ProviderCall) -> tuple[dict[str, Any], ProviderCall] | Outcome:
+    """The ``tools/call`` request for the pipeline and what rides on it, or an ``Outcome`` when the call cannot
+    reach it."""
     entry = tools.by_name.get(call.name) if isinstance(call.name, str) else None
     if entry is None:
         return _unknown(call.name, list(tools.by_name)), True
@@ -253,7 +254,12 @@ def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome
     arguments = plain(arguments)
     if not isinstance(arguments, dict):
         return invalid_arguments(["arguments must be an object"]), True
-    return entry.served, entry.exported.from_provider(arguments)
+    exported = entry.exported
+    if exported.renames:
+        # A refusal's paths are said in the names the model sent (read only when the arguments fail).
+        sent = arguments
+        provider = ProviderCall(provider.repairs, lambda errors: exported.provider_paths(sent, errors))
+    return _request(entry.served, exported.from_provider(arguments)), provider
 
 
 # An unknown tool's answer names this many of the tools at most (github's server has 117), closest first.
@@ -287,9 +293,10 @@ def call_all(
     engine = registry.engine
     outcomes: list[Outcome] = []
     for call in calls:
-        prepared = _prepare(tools, call)
-        if isinstance(prepared[1], dict):
-            prepared = _outcome(engine.handle_sync(_request(*prepared), provider=provider, principal=principal))
+        prepared = _prepare(tools, call, provider)
+        if isinstance(prepared[0], dict):
+            request, rides = prepared
+            prepared = _outcome(engine.handle_sync(request, provider=rides, principal=principal))
         outcomes.append(prepared)
     return outcomes
 
@@ -303,11 +310,11 @@ async def acall_all(
     engine = registry.engine
 
     async def one(call: Call) -> Outcome:
-        prepared = _prepare(tools, call)
-        if not isinstance(prepared[1], dict):
+        prepared = _prepare(tools, call, provider)
+        if not isinstance(prepared[0], dict):
             return prepared
-        request = _request(*prepared)
-        return _outcome(await engine.handle(request, Session(peer="local"), principal=principal, provider=provider))
+        request, rides = prepared
+        return _outcome(await engine.handle(request, Session(peer="local"), principal=principal, provider=rides))
 
     # Calls of one batch run concurrently; gather keeps their order.
     return list(await asyncio.gather(*(one(call) for call in calls)))
