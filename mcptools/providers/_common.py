@@ -334,8 +334,10 @@ class Reader:
     listed: str
     # A dict form's items (a message's tool calls, a content's parts; ``[value]`` for a single call).
     unwrap: Callable[[dict[str, Any]], list[Any]]
-    # One item as a call, ``None`` when it is none (text, thinking, ...).
-    one: Callable[[dict[str, Any]], Call | None]
+    # One item as a call; ``None`` when it is a recognisable item that is none (text, thinking, ...); a string
+    # saying what a call looks like when it is neither (a malformed call is refused, never dropped: its id would
+    # get no answer, and the API refuses the next request).
+    one: Callable[[dict[str, Any]], Call | str | None]
     # The keys that mark an item holding calls itself (``response.choices`` passed as the list).
     containers: tuple[str, ...]
 
@@ -346,14 +348,18 @@ class Reader:
         if isinstance(value, dict):
             if self.listed and self.listed in value:
                 value = self._first(value)
+                if value is None:
+                    return []  # a response with no choices (candidates) has no calls
             value = self.unwrap(value)
         found: list[Call] = []
-        for raw in value:
+        for index, raw in enumerate(value):
             item = plain(raw)
             if not isinstance(item, dict):
-                continue
+                raise UsageError(
+                    f"{self.provider}.run(): item {index} of the calls must be an object; got {_kind(raw)}"
+                )
             call = self.one(item)
-            if call is not None:
+            if isinstance(call, Call):
                 found.append(call)
                 continue
             held = next((key for key in self.containers if key in item), None)
@@ -362,17 +368,20 @@ class Reader:
                     f"{self.provider}.run() takes {self.forms}; got a list of {type(raw).__name__} (an item "
                     f"holding {held!r}): pass one of them"
                 )
+            if call is not None:
+                keys = f"a dict with keys {sorted(item)}" if item else "an empty dict"
+                raise UsageError(f"{self.provider}.run() takes {self.forms}; got {keys}: {call}")
         return found
 
-    def _first(self, value: dict[str, Any]) -> dict[str, Any]:
-        """The first of a response's choices or candidates as a dict, ``{}`` when there is none; a malformed
+    def _first(self, value: dict[str, Any]) -> dict[str, Any] | None:
+        """The first of a response's choices or candidates as a dict, ``None`` when there is none; a malformed
         list is refused by name."""
         key = self.listed
         items = value[key]
-        if not isinstance(items, list) or not all(item is not None for item in items[:1]):
+        if not isinstance(items, list):
             raise UsageError(f"{self.provider}.run(): {key!r} must be a list of objects; got {_kind(items)}")
         if not items:
-            return {}
+            return None
         first = plain(items[0])
         if not isinstance(first, dict):
             raise UsageError(f"{self.provider}.run(): {key}[0] must be an object; got {_kind(items[0])}")
@@ -383,12 +392,17 @@ def _kind(value: Any) -> str:
     return "None" if value is None else type(value).__name__
 
 
-def items_of(value: Any, keys: tuple[str, ...]) -> list[Any]:
-    """The first list found under one of ``keys`` in a dict, else []."""
+def items_of(provider: str, value: dict[str, Any], keys: tuple[str, ...], *, null: bool = True) -> list[Any]:
+    """The list under the first of ``keys`` that ``value`` holds (``[]`` for none, and for null where the API
+    sends null for "no calls", ``null``); anything else there is refused by name."""
     for key in keys:
-        found = value.get(key) if isinstance(value, dict) else None
-        if isinstance(found, list):
-            return found
+        if key in value:
+            found = value[key]
+            if isinstance(found, list):
+                return found
+            if found is None and null:
+                return []
+            raise UsageError(f"{provider}.run(): {key!r} must be a list; got {_kind(found)}")
     return []
 
 
