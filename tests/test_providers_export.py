@@ -403,3 +403,21 @@ def test_error_paths_a_profile_renames_nothing_in_are_kept_byte_for_byte() -> No
     ]
     assert exported.provider_paths({"user_age": "a"}, lines) == ["property 'user_age' must be integer", *lines[1:]]
     assert export_schema(schema, "openai", tool="t").provider_paths({}, lines) is lines
+
+
+@pytest.mark.parametrize("profile", ["openai", "anthropic-strict", "gemini"])
+def test_a_tuple_is_refused_with_advice_a_user_can_follow(profile: str) -> None:
+    """Review of issue 19: ``tuple[int, str]`` was refused for its ``items: false`` ("remove it")."""
+    registry = ToolRegistry("tuples")
+
+    @registry.tool
+    def place(pair: tuple[int, str]) -> str:
+        return str(pair)
+
+    with pytest.raises(ToolDefinitionError) as refused:
+        export_schema(registry.list_tools()[0]["inputSchema"], profile, tool="place")
+    assert str(refused.value) == (
+        f"tool 'place': keyword 'prefixItems' at /properties/pair cannot be exported to the {profile} profile: a "
+        f"tuple has no {profile} form (its items cannot be told apart by position); take a list[...] of one item "
+        "type, or a TypedDict with named fields"
+    )
