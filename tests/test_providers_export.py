@@ -135,11 +135,17 @@ def test_names_are_mapped_back_and_a_clash_leaves_the_later_tool_out(caplog: pyt
     # Review of issue 19, finding 5: the clash raised for the whole registry, so every run() of an agent failed.
     with caplog.at_level(logging.WARNING, logger="mcptools"):
         assert [t["function"]["name"] for t in p_openai.tools(registry)] == ["a_b"]
+        p_openai.tools(registry, strict=False)  # the same clash, said once (it was logged per profile)
+        p_anthropic.tools(registry)
+        p_anthropic.tools(registry, strict=True)
     answer = p_openai.run(registry, [{"id": "1", "function": {"name": "a_b", "arguments": "{}"}}])
     assert answer[0]["content"] == "first"
     reason = p_openai.relaxed(registry)["a_b"]
     assert reason.startswith("tool 'a_b' is 'a_b' under the openai name rule, and so is 'a.b', listed before it")
-    assert [r.levelno for r in caplog.records if "'a_b' left out" in r.getMessage()] == [logging.WARNING]
+    assert [r.levelno for r in caplog.records if "openai export: tool 'a_b' left out" in r.getMessage()] == [
+        logging.WARNING
+    ]
+    assert len([r for r in caplog.records if "anthropic export: tool 'a_b' left out" in r.getMessage()]) == 1
     # Gemini allows dots, so the same registry exports both there.
     assert [d["name"] for d in p_gemini.tools(registry)] == ["a.b", "a_b"]
 

@@ -171,7 +171,7 @@ def _export(schema: Mapping[str, Any], profiles: Profiles, served: str) -> tuple
 _CACHE: Final[weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Toolset]]] = weakref.WeakKeyDictionary()
 # Distinct callers' scope sets kept per registry; past it the oldest export is dropped (they are rebuilt cheaply).
 _CACHED_CALLERS: Final = 64
-# (registry, provider, profile, tool, reason) already logged: a reason is reported once, not on every export.
+# (registry, provider, tool, reason, action) already logged: a line is reported once, not on every export.
 _LOGGED: Final[weakref.WeakKeyDictionary[Any, set[tuple[str, ...]]]] = weakref.WeakKeyDictionary()
 
 
@@ -200,7 +200,8 @@ def _report(registry: ToolRegistry, profiles: Profiles, found: Toolset) -> None:
     for served, reason in found.relaxed().items():
         left_out = served in found.refused
         action = "left out" if left_out else f"exported {profiles.relaxed_as}"
-        mark = (profiles.provider, profiles.profile, served, reason, action)
+        # Keyed by what the line says: a clash reads the same under every profile of a provider (strict or not).
+        mark = (profiles.provider, served, reason, action)
         if mark not in logged:
             logged.add(mark)
             level = logging.WARNING if left_out else logging.INFO
