@@ -137,12 +137,14 @@ class ProviderCall:
     """How a provider's ``run`` (``mcptools.providers``) hands a call in: its arguments are in the original
     schema's form already (the provider's own export mapped them back, so a registry's ``profile=`` is not
     applied a second time), and ``repairs`` are the ones its ``run(..., repair=...)`` chose (``None``: the
-    registry's ``repair=``)."""
+    registry's ``repair=``). ``paths``, where the provider's export renames properties, writes a refusal's error
+    paths in the names the model sent (the validator's are the original schema's)."""
 
-    __slots__ = ("repairs",)
+    __slots__ = ("paths", "repairs")
 
-    def __init__(self, repairs: frozenset[str] | None) -> None:
+    def __init__(self, repairs: frozenset[str] | None, paths: Callable[[list[str]], list[str]] | None = None) -> None:
         self.repairs = repairs
+        self.paths = paths
 
 
 # Not a dataclass, without __slots__ and without __init__: a Call is made for every request, so the engine's

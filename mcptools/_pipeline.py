@@ -170,7 +170,10 @@ def prepare(call: Call) -> bool:
             if could:
                 repaired = repair_arguments(enabled, tool.name, tool.input_schema, validator, arguments)
         if repaired is None:
-            call.result = invalid_arguments_result(validator.errors(arguments))
+            errors = validator.errors(arguments)
+            if call.provider is not None and call.provider.paths is not None:
+                errors = call.provider.paths(errors)  # (in the names the model sent: Gemini renames some)
+            call.result = invalid_arguments_result(errors)
             return False
         arguments, call.notes = repaired
     try:

@@ -11,17 +11,19 @@ For each profile, on every schema it exports:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Optional, Union
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_support import scaled
 from provider_support import MappedBack, raw_tools, tools, values
+from typing_extensions import NotRequired, TypedDict
 
 from mcptools import ToolDefinitionError, ToolRegistry, compile_schema, validate
 from mcptools._json import json_equal
 from mcptools._profiles import NOT_SENDABLE, export_schema
+from mcptools.providers import openai as p_openai
 
 # Full count under the ci profile, fewer under dev, as every property test here.
 SETTINGS = settings(max_examples=scaled(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -82,6 +84,42 @@ def test_an_optional_object_with_fields_left_out_arrives_exact() -> None:
     assert compile_schema(exported.schema).is_valid(sent)
     assert exported.from_provider(sent) == {"style": {"texture": "rough"}}
     assert exported.from_provider({"style": None}) == {}
+
+
+class _IntPick(TypedDict):
+    v: int
+    w: NotRequired[int]
+
+
+class _TextPick(TypedDict):
+    v: str
+    w: NotRequired[Optional[int]]  # noqa: UP045 (the Optional spelling is the case the review found)
+
+
+def test_overlapping_union_branches_that_map_differently_are_told_apart_by_their_schemas() -> None:
+    """Review of issue 19: under OpenAI strict both branches are ``{v, w: integer|null}``, so a value sent with
+    ``w: null`` takes both forms; the first branch maps that null to absent, the second keeps it. Only the
+    schemas tell them apart (``v`` a string is the second's), so the tool must get ``w: None`` back."""
+    registry = ToolRegistry("picks")
+    received: list[Any] = []
+
+    @registry.tool
+    def pick(item: Union[_IntPick, _TextPick]) -> str:  # noqa: UP007
+        """Pick one."""
+        received.append(item)
+        return "ok"
+
+    exported = export_schema(registry.list_tools()[0]["inputSchema"], "openai", tool="pick")
+    first, second = exported.schema["properties"]["item"]["anyOf"]
+    assert first["properties"]["w"] == second["properties"]["w"] == {"type": ["integer", "null"]}
+    assert exported.from_provider({"item": {"v": "s", "w": None}}) == {"item": {"v": "s", "w": None}}
+    assert exported.from_provider({"item": {"v": 1, "w": None}}) == {"item": {"v": 1}}
+    assert exported.from_provider({"item": {"v": "s", "w": 3}}) == {"item": {"v": "s", "w": 3}}
+    assert exported.to_provider({"item": {"v": "s", "w": None}}) == {"item": {"v": "s", "w": None}}
+    function = {"name": "pick", "arguments": '{"item": {"v": "s", "w": null}}'}
+    call = {"id": "c1", "type": "function", "function": function}
+    assert p_openai.run(registry, {"tool_calls": [call]}) == [{"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    assert received == [{"v": "s", "w": None}]
 
 
 def test_gemini_maps_renamed_names_back_under_any_of() -> None:

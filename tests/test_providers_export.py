@@ -135,11 +135,17 @@ def test_names_are_mapped_back_and_a_clash_leaves_the_later_tool_out(caplog: pyt
     # Review of issue 19, finding 5: the clash raised for the whole registry, so every run() of an agent failed.
     with caplog.at_level(logging.WARNING, logger="mcptools"):
         assert [t["function"]["name"] for t in p_openai.tools(registry)] == ["a_b"]
+        p_openai.tools(registry, strict=False)  # the same clash, said once (it was logged per profile)
+        p_anthropic.tools(registry)
+        p_anthropic.tools(registry, strict=True)
     answer = p_openai.run(registry, [{"id": "1", "function": {"name": "a_b", "arguments": "{}"}}])
     assert answer[0]["content"] == "first"
     reason = p_openai.relaxed(registry)["a_b"]
     assert reason.startswith("tool 'a_b' is 'a_b' under the openai name rule, and so is 'a.b', listed before it")
-    assert [r.levelno for r in caplog.records if "'a_b' left out" in r.getMessage()] == [logging.WARNING]
+    assert [r.levelno for r in caplog.records if "openai export: tool 'a_b' left out" in r.getMessage()] == [
+        logging.WARNING
+    ]
+    assert len([r for r in caplog.records if "anthropic export: tool 'a_b' left out" in r.getMessage()]) == 1
     # Gemini allows dots, so the same registry exports both there.
     assert [d["name"] for d in p_gemini.tools(registry)] == ["a.b", "a_b"]
 
@@ -338,3 +344,86 @@ def test_gemini_parameter_names_are_mapped_both_ways() -> None:
     clash = {"type": "object", "properties": {"a-b": {"type": "string"}, "a_b": {"type": "string"}}}
     with pytest.raises(ToolDefinitionError, match=r"tool 'c': keyword 'properties'.*two property names become one"):
         export_schema(clash, "gemini", tool="c")
+
+
+def test_gemini_errors_name_paths_as_the_model_sent_them() -> None:
+    """Review of issue 19: a Gemini model sends ``_match`` (its name for ``$match``) and read back "property
+    '$match' must be string", a name it never saw. Paths are said in the export's names, through unions, arrays
+    and a dependency's trigger; MCP's own tools/call keeps the contract's strings, in the served names."""
+    registry = ToolRegistry("mongo")
+    limit = {"type": "object", "properties": {"$limit": {"type": "integer", "minimum": 1}}, "required": ["$limit"]}
+    stage = {"anyOf": [limit, {"type": "string"}]}
+    odd = {"type": "object", "properties": {"user.age": {"type": "integer"}, "@id": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "$match": {"type": "string"},
+            "$hint": {"type": "string"},
+            "stage": stage,
+            "pipeline": {"type": "array", "items": {"anyOf": [odd, {"type": "integer"}]}},
+            "plain": {"type": "integer"},
+        },
+        "required": ["$match"],
+        "dependentRequired": {"$hint": ["plain"]},
+    }
+
+    @registry.tool(input_schema=schema)
+    def aggregate(**arguments: Any) -> str:
+        return json.dumps(arguments, sort_keys=True)
+
+    def refusal(args: dict[str, Any]) -> str:
+        answer = p_gemini.run(registry, [{"name": "aggregate", "args": args}])[0]["function_response"]["response"]
+        return str(answer["error"])
+
+    assert refusal({"_match": 1}) == "Invalid arguments: property '_match' must be string"
+    assert refusal({}) == "Invalid arguments: missing required property '_match'"
+    assert refusal({"_match": "a", "stage": {"_limit": 0}}) == "Invalid arguments: property 'stage._limit' must be >= 1"
+    assert refusal({"_match": "a", "pipeline": [3, {"user_age": "x", "_id": 2}], "plain": "p"}) == (
+        "Invalid arguments: property 'pipeline[1].user_age' must be integer; property 'pipeline[1]._id' must be "
+        "string; property 'plain' must be integer"
+    )
+    assert refusal({"_match": "a", "_hint": "h"}) == (
+        "Invalid arguments: missing property 'plain' (required when '_hint' is present)"
+    )
+    # MCP's own tools/call: the served schema's names, in the contract's words.
+    params = {"name": "aggregate", "arguments": {"$match": 1}}
+    answer = registry.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    assert answer is not None and answer["result"]["content"][0]["text"] == BAD_MATCH
+    # OpenAI renames no property: its refusals are the validator's own lines.
+    call = {"id": "c", "type": "function", "function": {"name": "aggregate", "arguments": '{"$match": 1}'}}
+    assert p_openai.run(registry, [call], strict=False)[0]["content"] == BAD_MATCH
+
+
+BAD_MATCH = "Invalid arguments: property '$match' must be string"
+
+
+def test_error_paths_a_profile_renames_nothing_in_are_kept_byte_for_byte() -> None:
+    schema = {"type": "object", "properties": {"user.age": {"type": "integer"}, "plain": {"type": "integer"}}}
+    exported = export_schema(schema, "gemini", tool="t")
+    lines = [
+        "property 'user.age' must be integer",  # a top-level odd name stands bare
+        "property 'plain' must be integer",
+        "value must be object",
+        "unexpected property '[x'",
+        "... and 3 more errors",
+    ]
+    assert exported.provider_paths({"user_age": "a"}, lines) == ["property 'user_age' must be integer", *lines[1:]]
+    assert export_schema(schema, "openai", tool="t").provider_paths({}, lines) is lines
+
+
+@pytest.mark.parametrize("profile", ["openai", "anthropic-strict", "gemini"])
+def test_a_tuple_is_refused_with_advice_a_user_can_follow(profile: str) -> None:
+    """Review of issue 19: ``tuple[int, str]`` was refused for its ``items: false`` ("remove it")."""
+    registry = ToolRegistry("tuples")
+
+    @registry.tool
+    def place(pair: tuple[int, str]) -> str:
+        return str(pair)
+
+    with pytest.raises(ToolDefinitionError) as refused:
+        export_schema(registry.list_tools()[0]["inputSchema"], profile, tool="place")
+    assert str(refused.value) == (
+        f"tool 'place': keyword 'prefixItems' at /properties/pair cannot be exported to the {profile} profile: a "
+        f"tuple has no {profile} form (its items cannot be told apart by position); take a list[...] of one item "
+        "type, or a TypedDict with named fields"
+    )

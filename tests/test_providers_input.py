@@ -50,13 +50,47 @@ def test_a_reply_without_tool_calls_still_answers_nothing() -> None:
 
 
 MALFORMED: list[tuple[Any, Any, str]] = [
-    (p_openai, {"choices": [None]}, r"openai\.run\(\): 'choices' must be a list of objects; got list"),
+    (p_openai, {"choices": [None]}, r"openai\.run\(\): choices\[0\] must be an object; got None"),
     (p_openai, {"choices": "x"}, r"openai\.run\(\): 'choices' must be a list of objects; got str"),
     (p_openai, {"choices": ["x"]}, r"openai\.run\(\): choices\[0\] must be an object; got str"),
     (p_openai, {"choices": [{"message": None}]}, r"openai\.run\(\): a choice's message must be an object"),
-    (p_gemini, {"candidates": [None]}, r"gemini\.run\(\): 'candidates' must be a list of objects; got list"),
+    (p_gemini, {"candidates": [None]}, r"gemini\.run\(\): candidates\[0\] must be an object; got None"),
     (p_gemini, {"candidates": ["x"]}, r"gemini\.run\(\): candidates\[0\] must be an object; got str"),
 ]
+
+
+_CALL = {"id": "c1", "type": "function", "function": {"name": "echo", "arguments": '{"text": "hi"}'}}
+# Review of issue 19: each of these answered [] or dropped the item, so a call's id got no answer and the
+# provider refused the agent's next request.
+MALFORMED += [
+    (
+        p_openai,
+        {"tool_call": [_CALL]},
+        r"openai\.run\(\) takes .*; got a dict with keys \['tool_call'\]: a tool call is",
+    ),
+    (p_openai, {}, r"openai\.run\(\) takes .*; got an empty dict: a tool call is \{'id', 'type': 'function'"),
+    (p_openai, {"tool_calls": [_CALL, "x"]}, r"openai\.run\(\): item 1 of the calls must be an object; got str"),
+    (p_openai, {"tool_calls": [_CALL, {"id": "c2"}]}, r"got a dict with keys \['id'\]: a tool call is"),
+    (p_openai, {"tool_calls": [{"id": "c", "function": "echo"}]}, r"got a dict with keys \['function', 'id'\]"),
+    (p_openai, {"role": "assistant", "tool_calls": "x"}, r"openai\.run\(\): 'tool_calls' must be a list; got str"),
+    (p_anthropic, {"content": None}, r"anthropic\.run\(\): 'content' must be a list; got None"),
+    (p_anthropic, {}, r"anthropic\.run\(\) takes .*; got an empty dict: a content block has a 'type'"),
+    (p_anthropic, [{"id": "t", "name": "echo", "input": {}}], r"got a dict with keys \['id', 'input', 'name'\]"),
+    (p_gemini, {}, r"gemini\.run\(\) takes .*; got an empty dict: a part holds a 'function_call'"),
+    (p_gemini, {"parts": [{"function_call": "echo"}]}, r"got a dict with keys \['function_call'\]: a part holds"),
+]
+
+
+def test_a_turn_with_no_calls_in_a_known_form_answers_nothing() -> None:
+    assert p_openai.run(registry, {"choices": []}) == []
+    assert p_openai.run(registry, {"role": "assistant", "content": "done", "tool_calls": None}) == []
+    reasoning = {"type": "reasoning", "id": "r", "summary": []}
+    call = {"type": "function_call", "call_id": "f1", "name": "echo", "arguments": '{"text": "hi"}'}
+    assert p_openai.run(registry, {"output": [reasoning, call]}) == [
+        {"type": "function_call_output", "call_id": "f1", "output": "hi"}
+    ]
+    assert p_gemini.run(registry, {"candidates": [{"content": {"role": "model"}}]}) == []
+    assert p_anthropic.run(registry, {"role": "assistant", "content": []}) == []
 
 
 @pytest.mark.parametrize(("provider", "calls", "message"), MALFORMED)

@@ -24,12 +24,13 @@ random schemas and on a corpus of real servers' tools.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, final
 
 from .._errors import ToolDefinitionError
 from .gemini import Gemini, as_json_schema
 from .mapping import NOT_SENDABLE, NameRule, Shape, back, out
+from .paths import renames, with_provider_paths
 from .strict import ANTHROPIC, OPENAI, Strict, strict_budget
 from .walk import DEFS, Walk
 
@@ -51,6 +52,11 @@ class Exported:
     original: dict[str, Any]
     schema: dict[str, Any]
     shape: Shape = None
+    # Whether a property has another name for the provider (Gemini's rule), so error paths are said in its names.
+    renames: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.renames = renames(self.shape)
 
     def json_schema(self) -> dict[str, Any]:
         """The exported schema written as JSON Schema, for MCP clients that forward it to the provider's model.
@@ -66,6 +72,11 @@ class Exported:
     def to_provider(self, value: Any) -> Any:
         """The provider's form of a value of the original schema, or ``NOT_SENDABLE`` when it has none."""
         return value if self.shape is None else out(self.shape, value)
+
+    def provider_paths(self, sent: Any, errors: list[str]) -> list[str]:
+        """The validator's ``errors`` for the value ``sent`` maps back to, their paths in the names of ``sent``
+        (the names the model knows)."""
+        return with_provider_paths(self.shape, sent, errors) if self.renames else errors
 
 
 def export_schema(schema: Mapping[str, Any], profile: str, *, tool: str) -> Exported:

@@ -35,6 +35,7 @@ __all__ = [
     "Shape",
     "UnionShape",
     "back",
+    "choose",
     "out",
 ]
 
@@ -246,23 +247,7 @@ def back(shape: Shape, value: Any, depth: int = 0) -> Any:
     if isinstance(shape, RefShape):
         return back(shape.table.get(shape.name), value, depth + 1)
     if isinstance(shape, UnionShape):
-        fits = [branch for branch in shape.branches if branch.takes(value)]
-        if len(fits) == 1:
-            return back(fits[0].shape, value, depth + 1)
-        if fits and all(branch.shape is None for branch in fits):
-            return value
-        # Several branches take the value's form and map it differently (or none takes it): the schemas decide.
-        fallback: Any = value
-        found = False
-        for branch in fits or shape.branches:
-            original_ok, exported_ok = branch.checks()
-            if exported_ok(value):
-                mapped = back(branch.shape, value, depth + 1)
-                if original_ok(mapped):
-                    return mapped
-                if not found:
-                    fallback, found = mapped, True
-        return fallback
+        return choose(shape, value, depth)[1]
     if isinstance(shape, ArrayShape):
         return [back(shape.items, item, depth + 1) for item in value] if isinstance(value, list) else value
     if not isinstance(value, dict):
@@ -276,6 +261,29 @@ def back(shape: Shape, value: Any, depth: int = 0) -> Any:
             # (most properties map as they are: no call for them, on every provider call)
             result[prop.original] = item if prop.shape is None else back(prop.shape, item, depth + 1)
     return result
+
+
+def choose(shape: UnionShape, value: Any, depth: int = 0) -> tuple[Shape, Any]:
+    """The shape of the branch a provider's ``value`` belongs to, and the value mapped back through it (the one
+    place this is decided: ``back`` maps through it, error paths are named through it)."""
+    fits = [branch for branch in shape.branches if branch.takes(value)]
+    if len(fits) == 1:
+        chosen = fits[0].shape
+        return chosen, back(chosen, value, depth + 1)
+    if fits and all(branch.shape is None for branch in fits):
+        return None, value
+    # Several branches take the value's form and map it differently (or none takes it): the schemas decide.
+    fallback: tuple[Shape, Any] = (None, value)
+    found = False
+    for branch in fits or shape.branches:
+        original_ok, exported_ok = branch.checks()
+        if exported_ok(value):
+            mapped = back(branch.shape, value, depth + 1)
+            if original_ok(mapped):
+                return branch.shape, mapped
+            if not found:
+                fallback, found = (branch.shape, mapped), True
+    return fallback
 
 
 def out(shape: Shape, value: Any, depth: int = 0) -> Any:

@@ -215,7 +215,15 @@ class Walk(ABC):
         return resolved
 
     def items(self, schema: dict[str, Any], out: dict[str, Any], where: str, level: int) -> Shape:
-        items = schema.get("items", schema.get("prefixItems"))
+        if "prefixItems" in schema:
+            # (its ``items: false`` would otherwise be named, with advice no one can follow)
+            raise self.fail(
+                "prefixItems",
+                where,
+                f"a tuple has no {self.profile} form (its items cannot be told apart by position)",
+                "take a list[...] of one item type, or a TypedDict with named fields",
+            )
+        items = schema.get("items")
         if isinstance(items, list):
             # A tuple: its positions are kept in the description and checked by the original schema.
             variants: list[tuple[dict[str, Any], Shape, Any]] = []

@@ -171,7 +171,7 @@ def _export(schema: Mapping[str, Any], profiles: Profiles, served: str) -> tuple
 _CACHE: Final[weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Toolset]]] = weakref.WeakKeyDictionary()
 # Distinct callers' scope sets kept per registry; past it the oldest export is dropped (they are rebuilt cheaply).
 _CACHED_CALLERS: Final = 64
-# (registry, provider, profile, tool, reason) already logged: a reason is reported once, not on every export.
+# (registry, provider, tool, reason, action) already logged: a line is reported once, not on every export.
 _LOGGED: Final[weakref.WeakKeyDictionary[Any, set[tuple[str, ...]]]] = weakref.WeakKeyDictionary()
 
 
@@ -200,7 +200,8 @@ def _report(registry: ToolRegistry, profiles: Profiles, found: Toolset) -> None:
     for served, reason in found.relaxed().items():
         left_out = served in found.refused
         action = "left out" if left_out else f"exported {profiles.relaxed_as}"
-        mark = (profiles.provider, profiles.profile, served, reason, action)
+        # Keyed by what the line says: a clash reads the same under every profile of a provider (strict or not).
+        mark = (profiles.provider, served, reason, action)
         if mark not in logged:
             logged.add(mark)
             level = logging.WARNING if left_out else logging.INFO
@@ -233,8 +234,9 @@ def _outcome(response: dict[str, Any] | None) -> Outcome:
     return "\n".join(texts), bool(result.get("isError"))
 
 
-def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome:
-    """``(served name, arguments)`` for the pipeline, or an ``Outcome`` when the call cannot reach it."""
+def _prepare(tools: Toolset, call: Call, provider: ProviderCall) -> tuple[dict[str, Any], ProviderCall] | Outcome:
+    """The ``tools/call`` request for the pipeline and what rides on it, or an ``Outcome`` when the call cannot
+    reach it."""
     entry = tools.by_name.get(call.name) if isinstance(call.name, str) else None
     if entry is None:
         return _unknown(call.name, list(tools.by_name)), True
@@ -253,7 +255,12 @@ def _prepare(tools: Toolset, call: Call) -> tuple[str, dict[str, Any]] | Outcome
     arguments = plain(arguments)
     if not isinstance(arguments, dict):
         return invalid_arguments(["arguments must be an object"]), True
-    return entry.served, entry.exported.from_provider(arguments)
+    exported = entry.exported
+    if exported.renames:
+        # A refusal's paths are said in the names the model sent (read only when the arguments fail).
+        sent = arguments
+        provider = ProviderCall(provider.repairs, lambda errors: exported.provider_paths(sent, errors))
+    return _request(entry.served, exported.from_provider(arguments)), provider
 
 
 # An unknown tool's answer names this many of the tools at most (github's server has 117), closest first.
@@ -287,9 +294,10 @@ def call_all(
     engine = registry.engine
     outcomes: list[Outcome] = []
     for call in calls:
-        prepared = _prepare(tools, call)
-        if isinstance(prepared[1], dict):
-            prepared = _outcome(engine.handle_sync(_request(*prepared), provider=provider, principal=principal))
+        prepared = _prepare(tools, call, provider)
+        if isinstance(prepared[0], dict):
+            request, rides = prepared
+            prepared = _outcome(engine.handle_sync(request, provider=rides, principal=principal))
         outcomes.append(prepared)
     return outcomes
 
@@ -303,11 +311,11 @@ async def acall_all(
     engine = registry.engine
 
     async def one(call: Call) -> Outcome:
-        prepared = _prepare(tools, call)
-        if not isinstance(prepared[1], dict):
+        prepared = _prepare(tools, call, provider)
+        if not isinstance(prepared[0], dict):
             return prepared
-        request = _request(*prepared)
-        return _outcome(await engine.handle(request, Session(peer="local"), principal=principal, provider=provider))
+        request, rides = prepared
+        return _outcome(await engine.handle(request, Session(peer="local"), principal=principal, provider=rides))
 
     # Calls of one batch run concurrently; gather keeps their order.
     return list(await asyncio.gather(*(one(call) for call in calls)))
@@ -327,8 +335,10 @@ class Reader:
     listed: str
     # A dict form's items (a message's tool calls, a content's parts; ``[value]`` for a single call).
     unwrap: Callable[[dict[str, Any]], list[Any]]
-    # One item as a call, ``None`` when it is none (text, thinking, ...).
-    one: Callable[[dict[str, Any]], Call | None]
+    # One item as a call; ``None`` when it is a recognisable item that is none (text, thinking, ...); a string
+    # saying what a call looks like when it is neither (a malformed call is refused, never dropped: its id would
+    # get no answer, and the API refuses the next request).
+    one: Callable[[dict[str, Any]], Call | str | None]
     # The keys that mark an item holding calls itself (``response.choices`` passed as the list).
     containers: tuple[str, ...]
 
@@ -339,14 +349,18 @@ class Reader:
         if isinstance(value, dict):
             if self.listed and self.listed in value:
                 value = self._first(value)
+                if value is None:
+                    return []  # a response with no choices (candidates) has no calls
             value = self.unwrap(value)
         found: list[Call] = []
-        for raw in value:
+        for index, raw in enumerate(value):
             item = plain(raw)
             if not isinstance(item, dict):
-                continue
+                raise UsageError(
+                    f"{self.provider}.run(): item {index} of the calls must be an object; got {_kind(raw)}"
+                )
             call = self.one(item)
-            if call is not None:
+            if isinstance(call, Call):
                 found.append(call)
                 continue
             held = next((key for key in self.containers if key in item), None)
@@ -355,17 +369,20 @@ class Reader:
                     f"{self.provider}.run() takes {self.forms}; got a list of {type(raw).__name__} (an item "
                     f"holding {held!r}): pass one of them"
                 )
+            if call is not None:
+                keys = f"a dict with keys {sorted(item)}" if item else "an empty dict"
+                raise UsageError(f"{self.provider}.run() takes {self.forms}; got {keys}: {call}")
         return found
 
-    def _first(self, value: dict[str, Any]) -> dict[str, Any]:
-        """The first of a response's choices or candidates as a dict, ``{}`` when there is none; a malformed
+    def _first(self, value: dict[str, Any]) -> dict[str, Any] | None:
+        """The first of a response's choices or candidates as a dict, ``None`` when there is none; a malformed
         list is refused by name."""
         key = self.listed
         items = value[key]
-        if not isinstance(items, list) or not all(item is not None for item in items[:1]):
+        if not isinstance(items, list):
             raise UsageError(f"{self.provider}.run(): {key!r} must be a list of objects; got {_kind(items)}")
         if not items:
-            return {}
+            return None
         first = plain(items[0])
         if not isinstance(first, dict):
             raise UsageError(f"{self.provider}.run(): {key}[0] must be an object; got {_kind(items[0])}")
@@ -376,12 +393,17 @@ def _kind(value: Any) -> str:
     return "None" if value is None else type(value).__name__
 
 
-def items_of(value: Any, keys: tuple[str, ...]) -> list[Any]:
-    """The first list found under one of ``keys`` in a dict, else []."""
+def items_of(provider: str, value: dict[str, Any], keys: tuple[str, ...], *, null: bool = True) -> list[Any]:
+    """The list under the first of ``keys`` that ``value`` holds (``[]`` for none, and for null where the API
+    sends null for "no calls", ``null``); anything else there is refused by name."""
     for key in keys:
-        found = value.get(key) if isinstance(value, dict) else None
-        if isinstance(found, list):
-            return found
+        if key in value:
+            found = value[key]
+            if isinstance(found, list):
+                return found
+            if found is None and null:
+                return []
+            raise UsageError(f"{provider}.run(): {key!r} must be a list; got {_kind(found)}")
     return []
 
 

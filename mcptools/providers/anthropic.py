@@ -39,14 +39,19 @@ _AS_IS: Final = Profiles("anthropic", "anthropic", None, TOOL_NAMES)
 _FORMS: Final = "a Message, its content, or tool_use blocks"
 
 
-def _one(block: dict[str, Any]) -> Call | None:
-    if block.get("type") == "tool_use":
+def _one(block: dict[str, Any]) -> Call | str | None:
+    """A ``tool_use`` block; ``None`` for another content block (text, thinking, ...)."""
+    kind = block.get("type")
+    if kind == "tool_use":
         return Call(block.get("id"), block.get("name"), block.get("input"))
-    return None
+    if isinstance(kind, str):
+        return None
+    return "a content block has a 'type' ('tool_use' with 'id', 'name' and 'input'; 'text', ...)"
 
 
 def _unwrap(value: dict[str, Any]) -> list[Any]:
-    return items_of(value, ("content",)) if "content" in value else [value]
+    # A Message's content is always a list of blocks: null there is no form of it.
+    return items_of("anthropic", value, ("content",), null=False) if "content" in value else [value]
 
 
 _READ: Final = Reader("anthropic", _FORMS, "", _unwrap, _one, ("role",))

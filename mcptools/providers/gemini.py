@@ -41,14 +41,23 @@ _FORMS: Final = "a GenerateContentResponse, a Content, its parts, or function_ca
 
 def _unwrap(value: dict[str, Any]) -> list[Any]:
     found: Any = value.get("content", value)  # a Candidate's content, or a Content
-    return items_of(found, ("parts",)) if isinstance(found, dict) and "parts" in found else [found]
+    if isinstance(found, dict) and ("parts" in found or "role" in found):
+        return items_of("gemini", found, ("parts",))  # (a Content without parts: a turn cut short has none)
+    return [found]
 
 
-def _one(part: dict[str, Any]) -> Call | None:
+_A_PART: Final = "a part holds a 'function_call' ({'name', 'args'}), or text, ..."
+
+
+def _one(part: dict[str, Any]) -> Call | str | None:
+    """A ``function_call`` part (or the call itself); ``None`` for another part (text, thought, ...) or a
+    content without parts."""
     call = part.get("function_call", part.get("functionCall"))
     if call is None and "name" in part and ("args" in part or "id" in part):
         call = part
-    return Call(call.get("id"), call.get("name"), call.get("args")) if isinstance(call, dict) else None
+    if isinstance(call, dict):
+        return Call(call.get("id"), call.get("name"), call.get("args"))
+    return _A_PART if call is not None or not part else None
 
 
 _READ: Final = Reader("gemini", _FORMS, "candidates", _unwrap, _one, ("candidates", "content", "parts", "role"))

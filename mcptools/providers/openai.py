@@ -43,18 +43,28 @@ def _unwrap(value: dict[str, Any]) -> list[Any]:
         if not isinstance(value, dict):
             raise UsageError(f"openai.run(): a choice's message must be an object; got {type(value).__name__}")
     if "tool_calls" in value or "output" in value or "role" in value:
-        return items_of(value, ("tool_calls", "output"))
+        return items_of("openai", value, ("tool_calls", "output"))
     return [value]
 
 
-def _one(item: dict[str, Any]) -> Call | None:
-    """A Chat Completions tool call, or a Responses ``function_call`` item (``form``: "responses")."""
-    if isinstance(item.get("function"), dict):
+_A_CALL: Final = (
+    "a tool call is {'id', 'type': 'function', 'function': {'name', 'arguments'}} (Chat Completions), a Responses "
+    "output item has a 'type' ('function_call', 'message', ...)"
+)
+
+
+def _one(item: dict[str, Any]) -> Call | str | None:
+    """A Chat Completions tool call, or a Responses ``function_call`` item (``form``: "responses"); ``None`` for
+    another Responses item (a message, reasoning)."""
+    if "function" in item:
         function = item["function"]
+        if not isinstance(function, dict):
+            return _A_CALL
         return Call(item.get("id"), function.get("name"), function.get("arguments"))
-    if item.get("type") == "function_call":
+    kind = item.get("type")
+    if kind == "function_call":
         return Call(item.get("call_id"), item.get("name"), item.get("arguments"), "responses")
-    return None
+    return None if isinstance(kind, str) and kind != "function" else _A_CALL
 
 
 _READ: Final = Reader("openai", _FORMS, "choices", _unwrap, _one, ("choices", "message", "tool_calls", "output"))
