@@ -23,7 +23,9 @@ import contextlib
 import logging
 import os
 import secrets
+import signal
 import sys
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -212,9 +214,34 @@ def serve_http(registry: Served, options: Mapping[str, Any], target: str | None,
         return 0
     # lifespan="on": the app's lifespan events enter the registry's lifespan; a failing one stops the start.
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, lifespan="on", **server_options))
-    server.run(sockets=[listener])
+    with _sigterm_stops(server):
+        server.run(sockets=[listener])
     # uvicorn returns quietly when the lifespan failed at startup (it logged why): that is no clean stop.
     return 0 if server.started else 3
+
+
+@contextlib.contextmanager
+def _sigterm_stops(server: Any) -> Iterator[None]:
+    """SIGTERM stops ``server`` gracefully and the process goes on to return 0. uvicorn handles the signal itself
+    while it serves, but once stopped it restores the handler it found and raises the signal again: Python's
+    default handler would kill the process there (status -15) before ``run`` returns. The handler it finds here
+    asks the server to stop, as uvicorn's own does: a SIGTERM before uvicorn took over stops it as it starts,
+    and the one raised again changes nothing. A handler of the program's own is left alone."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @contextlib.contextmanager

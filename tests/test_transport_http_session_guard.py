@@ -11,7 +11,7 @@ import asyncio
 import time
 from typing import Any
 
-from http_support import META, Reply, call, run, stateless_headers
+from http_support import META, Reply, call, request, run, stateless_headers
 
 from mcptools import ToolRegistry
 from mcptools._context import Context
@@ -318,3 +318,51 @@ def test_stopping_a_mounted_app_ends_its_sessions_questions() -> None:
 
     answered, status = run(scenario())
     assert answered == "gave up: the session is closed" and status == 404
+
+
+def test_stopping_with_a_deadline_answers_what_still_runs_with_an_error_before_it() -> None:
+    # uvicorn cancels what still runs at its graceful-shutdown deadline, mid-response. Told the deadline, the app
+    # cuts first and answers every request: a session's call on its stream, a stateless call, a sync tool still
+    # in its thread, and each request of a 2025-03-26 batch still running (not those already answered).
+    tools = registry()
+
+    @tools.tool
+    def snooze() -> str:
+        time.sleep(0.6)
+        return "rested"
+
+    app = StreamableHTTPApp(tools)
+
+    async def scenario() -> tuple[Reply, Reply, Reply, Reply, float]:
+        headers = await open_session(app)
+        old = {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t"}}
+        opened = await call(app, body={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": old})
+        batch_headers = {"mcp-session-id": opened.headers["mcp-session-id"]}
+        stateless = {**request("tools/call", {"name": "hang", "arguments": {}}), "id": 5}
+        running = [
+            asyncio.ensure_future(call(app, body=tool_call("hang"), headers=headers)),
+            asyncio.ensure_future(call(app, body=stateless, headers=stateless_headers("tools/call", "hang"))),
+            asyncio.ensure_future(call(app, body=tool_call("snooze", 2), headers=headers)),
+            asyncio.ensure_future(call(app, body=[ping(7), tool_call("hang", 8)], headers=batch_headers)),
+        ]
+        await asyncio.sleep(0.1)
+        began = time.monotonic()
+        app.stopping(within=0.4)
+        session_call, stateless_call, sync_call, batch = await asyncio.gather(*running)
+        return session_call, stateless_call, sync_call, batch, time.monotonic() - began
+
+    session_call, stateless_call, sync_call, batch, took = run(scenario())
+    assert 0.25 < took < 0.4, took  # a fifth of the grace period before its end
+    shutting_down = "Server shutting down: the request did not finish before the server's shutdown deadline"
+    answers = {
+        "session": session_call.messages()[-1],
+        "stateless": stateless_call.json(),
+        "sync": sync_call.messages()[-1],
+    }
+    assert {name: (a["id"], a["error"]["message"]) for name, a in answers.items()} == {
+        "session": (1, shutting_down),
+        "stateless": (5, shutting_down),
+        "sync": (2, shutting_down),
+    }
+    assert [(m["id"], "result" in m) for m in batch.messages()] == [(7, True), (8, False)]
+    assert batch.messages()[1]["error"]["message"] == shutting_down

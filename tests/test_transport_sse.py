@@ -250,3 +250,29 @@ def test_per_client_streams_are_capped_and_a_stream_ends_when_its_token_expires(
         await asyncio.wait_for(expiring.ended.wait(), 5)  # the server ended it: the token expired
 
     asyncio.run(scenario())
+
+
+def test_stopping_with_a_deadline_answers_a_call_still_running_before_the_stream_ends() -> None:
+    registry = _registry()
+
+    @registry.tool
+    async def hang() -> str:
+        await asyncio.Event().wait()
+        return "never"
+
+    async def scenario() -> None:
+        app = SSEApp(registry)
+        stream = Stream(app)
+        path, query = await stream.endpoint()
+        await post(app, path, query, INITIALIZE)
+        await stream.event()
+        hanging = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "hang", "arguments": {}}}
+        assert (await post(app, path, query, hanging)).status == 202
+        await asyncio.sleep(0.05)
+        app.stopping(within=0.2)  # without a deadline the stream would wait for the call for ever
+        name, data = await stream.event()
+        assert name == "message" and json.loads(data)["id"] == 2
+        assert json.loads(data)["error"]["message"].startswith("Server shutting down")
+        await asyncio.wait_for(stream.ended.wait(), 5)
+
+    asyncio.run(scenario())

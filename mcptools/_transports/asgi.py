@@ -79,6 +79,7 @@ from .asgi_sessions import (
     SessionTable,
     owner_of,
 )
+from .cutoff import Cutoff, cut_error, owed_by
 from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, accepts, check_app_settings, is_json_content_type
 from .streams import parse_event_id, sse_event
 
@@ -98,6 +99,7 @@ class StreamableHTTPApp:
     """The ASGI application serving one registry at ``path``."""
 
     __slots__ = (
+        "_cutoff",
         "_header_params",
         "_listening",
         "_registry",
@@ -161,6 +163,7 @@ class StreamableHTTPApp:
         self.retry_ms = retry_ms
         # Set when the server starts stopping: long-lived GET streams end then (see ``stopping``).
         self._stopping = False
+        self._cutoff = Cutoff()
         self.max_sessions = max_sessions
         self.max_sessions_per_client = max_sessions_per_client
         self.session_idle_seconds = session_idle_seconds
@@ -208,13 +211,17 @@ class StreamableHTTPApp:
             extra = [(b"allow", b"GET, POST, DELETE")] if reject.status == 405 else []
             await send_json(send, reject.status, reject.body, extra + reject.headers)
 
-    def stopping(self) -> None:
+    def stopping(self, within: float | None = None) -> None:
         """The server is stopping (uvicorn's graceful shutdown, before it waits for open responses; a host app
-        mounting this one calls it from its own shutdown): open ``subscriptions/listen`` streams end now, with
-        their graceful final result, and the 2025 sessions stop: their GET streams end, questions waiting for a
-        client fail (the tool sees ``ClientRequestError``), and their ids are no longer served. Calls in flight
-        finish, within the server's shutdown deadline (``mcptools serve --timeout-shutdown``)."""
+        mounting this one calls it, on its event loop, as its own shutdown begins): open ``subscriptions/listen``
+        streams end now, with their graceful final result, and the 2025 sessions stop: their GET streams end,
+        questions waiting for a client fail (the tool sees ``ClientRequestError``), and their ids are no longer
+        served. Calls in flight may finish; ``within``: the seconds the host gives them (uvicorn's
+        ``timeout_graceful_shutdown``, set by ``mcptools serve --timeout-shutdown``), and shortly before those
+        are up, the calls still running are cancelled and each answered with a JSON-RPC error, so no response is
+        cut off mid-stream."""
         self._stopping = True
+        self._cutoff.begin(within)
         self.engine.listeners.close()
         self._sessions.stop_all()
 
@@ -354,14 +361,15 @@ class StreamableHTTPApp:
         if type(routed) is Call and routed.method == "tools/call":
             self._header_params.check(headers, routed)
         if not can_stream(routed):
-            response = await self.engine.serve(message, routed)
+            work = self.engine.serve(message, routed)
+            response = await self._cutoff.run(work, lambda: cut_error(message["id"]))
             await send_json(send, http_status_for(response), response)
             return
         assert type(routed) is Call
         if routed.method == LISTEN_METHOD:
             await self._listen(scope, message, routed, principal, receive, send)
             return
-        await answer_stateless(self.engine, message, routed, sse_ok, send, receive)
+        await answer_stateless(self.engine, message, routed, sse_ok, send, receive, self._cutoff)
 
     async def _listen(
         self,
@@ -387,7 +395,7 @@ class StreamableHTTPApp:
         self._listening[client] = open_now + 1
         expiry = _end_at_expiry(principal, routed.session)
         try:
-            await answer_stateless(self.engine, message, routed, True, send, receive)
+            await answer_stateless(self.engine, message, routed, True, send, receive, self._cutoff)
         finally:
             if expiry is not None:
                 expiry.cancel()
@@ -416,7 +424,7 @@ class StreamableHTTPApp:
             return
         routed = self._routed(scope, headers, engine.route(message, entry.session, Mode.LENIENT, principal))
         if not can_stream(routed):
-            await answer_at_once(engine, entry, message, routed, sse_ok, send, self.retry_ms)
+            await answer_at_once(engine, entry, message, routed, sse_ok, send, self.retry_ms, self._cutoff)
             return
 
         async def answer(sink: EventSink) -> Answer:
@@ -425,7 +433,9 @@ class StreamableHTTPApp:
                 await sink.send(response)
             return response
 
-        await answer_in_session(entry, answer, sse_ok, send, receive, self.retry_ms, self.timeout_reconnect)
+        await answer_in_session(
+            entry, answer, sse_ok, send, receive, self.retry_ms, self.timeout_reconnect, self._cutoff, message["id"]
+        )
 
     async def _post_batch(
         self,
@@ -455,7 +465,9 @@ class StreamableHTTPApp:
                 messages, entry.session, sink, deliver=sink if sse_ok else None, principal=principal
             )
 
-        await answer_in_session(entry, answer, sse_ok, send, receive, self.retry_ms, self.timeout_reconnect)
+        await answer_in_session(
+            entry, answer, sse_ok, send, receive, self.retry_ms, self.timeout_reconnect, self._cutoff, owed_by(messages)
+        )
 
     @staticmethod
     def _no_legacy(message: dict[str, Any], params: dict[str, Any]) -> Reject:

@@ -25,6 +25,7 @@ from .._protocol.listen import LISTEN_METHOD
 from .._protocol.request_rules import http_status_for
 from .._protocol.wire import encode_message
 from .asgi_io import SSE_HEADERS, Answer, ASGISend, Disconnected, Receive, send_empty, send_json, until_disconnect
+from .cutoff import Cutoff, cut_answers, cut_error
 from .streams import EventStream, sse_event
 
 if TYPE_CHECKING:
@@ -118,7 +119,13 @@ class EventSink:
 
 
 async def answer_stateless(
-    engine: Engine, message: dict[str, Any], routed: Call, sse_ok: bool, send: ASGISend, receive: Receive
+    engine: Engine,
+    message: dict[str, Any],
+    routed: Call,
+    sse_ok: bool,
+    send: ASGISend,
+    receive: Receive,
+    cutoff: Cutoff,
 ) -> None:
     """A 2026-07-28 request: its notifications then its response as SSE (nothing to resume, so no ids), or one
     JSON body when nothing came before the response or the client takes only JSON."""
@@ -127,7 +134,8 @@ async def answer_stateless(
 
     async def run() -> None:
         try:
-            final.append(await engine.serve(message, routed, EventSink(events)))
+            work = engine.serve(message, routed, EventSink(events))
+            final.append(await cutoff.run(work, lambda: cut_error(routed.request_id)))
         finally:
             events.finish()
 
@@ -166,12 +174,13 @@ async def answer_at_once(
     sse_ok: bool,
     send: ASGISend,
     retry_ms: int,
+    cutoff: Cutoff,
 ) -> None:
     """A session request that cannot emit anything before its response, answered inline: the whole SSE body
     (priming event and response) in one write. Like a followed stream that ended, nothing is kept for a later
     ``Last-Event-ID``: the response went out in that write."""
     with entry.attach():
-        response = await engine.serve(message, routed)
+        response = await cutoff.run(engine.serve(message, routed), lambda: cut_error(message["id"]))
     data = encode_message(response) if response is not None else None
     if data is None:
         await send_empty(send, 202)
@@ -196,20 +205,29 @@ async def answer_in_session(
     receive: Receive,
     retry_ms: int,
     reconnect: float,
+    cutoff: Cutoff,
+    owed: list[RequestId] | RequestId,
 ) -> None:
     """Run ``answer`` (one request, or a batch) on a session: over SSE, everything it emits (our notifications
     and questions, then its responses) goes out as resumable events; a client that takes only JSON gets its
     answer as one body once the work is done. The work belongs to the session, not to this HTTP response: it
     goes on when the client drops the connection (a later GET resumes an SSE stream), and while nobody waits for
-    it, it keeps the session from expiring no longer than an idle one."""
+    it, it keeps the session from expiring no longer than an idle one. ``owed``: the id of the request, or the
+    list of a batch's request ids, answered with errors if the server's shutdown deadline cuts the work."""
     events = EventStream()
     entry.keep(events)
     final: list[Answer] = []
     sink = EventSink(events, questions=sse_ok, resumable=True, session=entry.session, reconnect=reconnect)
 
+    def answer_cut() -> Answer:
+        answer = cut_answers(owed, events.messages)
+        for error in answer if isinstance(answer, list) else [answer]:
+            events.push(error)  # for whoever reads the stream; a JSON answer is the value returned
+        return answer
+
     async def run() -> None:
         try:
-            final.append(await answer(sink))
+            final.append(await cutoff.run(answer(sink), answer_cut))
         finally:
             events.finish()
 

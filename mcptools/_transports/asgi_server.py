@@ -200,25 +200,37 @@ def _guarded(base: type[Any]) -> type[Any]:
         def shutdown(self) -> None:
             # uvicorn's graceful shutdown waits for every open response to end before the app's lifespan
             # shutdown: a subscriptions/listen stream never ends by itself, so tell the app first (it closes
-            # those streams gracefully, with their final result). Called once per connection; idempotent.
+            # those streams gracefully, with their final result) and how long the server will wait, so the app
+            # answers what still runs before uvicorn cancels it mid-response. Called once per connection.
             stopping = _find_stopping(getattr(self, "app", None))
             if stopping is not None:
-                stopping()
+                stopping(self.config.timeout_graceful_shutdown)
             super().shutdown()
 
     return Guarded
 
 
-def _find_stopping(app: object) -> Callable[[], None] | None:
-    """The served app's ``stopping`` hook, under uvicorn's own wrappers (each keeps the inner app as ``.app``)."""
+def _find_stopping(app: object) -> Callable[[float | None], None] | None:
+    """The served app's ``stopping(within)`` hook, under uvicorn's own wrappers (each keeps the inner app as
+    ``.app``); a ``stopping()`` of another app's, taking no deadline, is called without one."""
     for _ in range(8):
         hook = getattr(app, "stopping", None)
         if callable(hook):
-            return hook  # type: ignore[no-any-return]
+            import inspect
+
+            try:
+                takes_deadline = len(inspect.signature(hook).parameters) > 0
+            except (TypeError, ValueError):
+                takes_deadline = False
+            return hook if takes_deadline else _without_deadline(hook)
         app = getattr(app, "app", None)
         if app is None:
             return None
     return None
+
+
+def _without_deadline(hook: Callable[[], None]) -> Callable[[float | None], None]:
+    return lambda _within: hook()
 
 
 def __getattr__(name: str) -> type[Any]:

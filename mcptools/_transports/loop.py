@@ -22,13 +22,14 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, final
 
 from .._call import Mode
 from .._jsonrpc import PARSE_ERROR, RequestId, error_response, is_request_id
 from .._protocol.session import Session
 from .._protocol.wire import ParseFailure, decode_message
+from .cutoff import Cutoff, cut_answers, owed_by
 
 if TYPE_CHECKING:
     from .._protocol.engine import Engine
@@ -74,13 +75,23 @@ class _Connection:
     progress report or log line happened to send: running calls are cancelled (a tool sees ``CancelledError`` at
     its next await, as when the client cancels), waiting questions fail, and later messages are dropped."""
 
-    __slots__ = ("gone", "running", "session", "transport")
+    __slots__ = ("cutoff", "gone", "running", "session", "transport")
 
-    def __init__(self, transport: Transport, session: Session) -> None:
+    def __init__(self, transport: Transport, session: Session, cutoff: Cutoff | None) -> None:
         self.transport = transport
         self.session = session
         self.running: set[asyncio.Task[None]] = set()
         self.gone = False
+        # An HTTP app's shutdown deadline: what still runs when it comes is answered with errors.
+        self.cutoff = cutoff
+
+    async def answer(self, work: Awaitable[Any], message: Any) -> None:
+        """Send what ``work`` answers to ``message`` (a request, or a batch), unless the shutdown deadline cuts it
+        first: then its errors."""
+        cutoff = self.cutoff
+        answer = await (work if cutoff is None else cutoff.run(work, lambda: cut_answers(owed_by(message))))
+        if answer is not None:
+            await self.send(answer)
 
     async def send(self, message: Outgoing, related: RequestId | None = None) -> None:
         if self.gone:
@@ -120,10 +131,11 @@ async def serve_connection(
     session: Session | None = None,
     mode: Mode = Mode.LENIENT,
     principal: Principal | None = None,
+    cutoff: Cutoff | None = None,
 ) -> None:
     """Serve ``transport`` until its input ends (or this is cancelled); see the module docstring."""
     session = session if session is not None else Session(peer=transport.peer)
-    connection = _Connection(transport, session)
+    connection = _Connection(transport, session, cutoff)
     stream = TransportStream(connection)
     # Notifications of the server's own (the tool list changed) go out on the same channel.
     session.open_outlet(stream.send)
@@ -131,13 +143,12 @@ async def serve_connection(
 
     async def serve(message: Any) -> None:
         if type(message) is list:
-            answer: Any = await engine.handle_batch(message, session, stream)
+            work: Awaitable[Any] = engine.handle_batch(message, session, stream)
         else:
             related = message.get("id") if type(message) is dict else None
             own = TransportStream(connection, related) if is_request_id(related) else stream
-            answer = await engine.handle(message, session, own, mode, principal)
-        if answer is not None:
-            await connection.send(answer)
+            work = engine.handle(message, session, own, mode, principal)
+        await connection.answer(work, message)
 
     try:
         while True:

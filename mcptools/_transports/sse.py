@@ -59,6 +59,7 @@ from .asgi_io import (
 )
 from .asgi_lifespan import serve_lifespan
 from .asgi_sessions import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, owner_of
+from .cutoff import Cutoff
 from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, check_app_settings, is_json_content_type
 from .loop import Outgoing, serve_connection
 
@@ -142,6 +143,7 @@ class SSEApp:
 
     __slots__ = (
         "_connections",
+        "_cutoff",
         "_per_client",
         "_registry",
         "auth",
@@ -196,6 +198,7 @@ class SSEApp:
         self.auth = HTTPAuth(auth, self.engine.registry, path) if auth is not None else None
         self._connections: dict[str, SSEConnection] = {}
         self._per_client: dict[Hashable, int] = {}
+        self._cutoff = Cutoff()
 
     def owns(self, scope: Scope) -> bool:
         """Whether a request is this transport's (its two paths, or its resource's metadata)."""
@@ -234,9 +237,11 @@ class SSEApp:
         except Reject as reject:
             await send_json(send, reject.status, reject.body, reject.headers)
 
-    def stopping(self) -> None:
+    def stopping(self, within: float | None = None) -> None:
         """The server is stopping: every stream's input ends, its running calls answer, and it closes (instead of
-        holding uvicorn's graceful shutdown until its client leaves)."""
+        holding uvicorn's graceful shutdown until its client leaves). ``within``: the seconds the host gives them
+        (see ``StreamableHTTPApp.stopping``); shortly before, calls still running are answered with an error."""
+        self._cutoff.begin(within)
         for connection in list(self._connections.values()):
             connection.end()
 
@@ -275,7 +280,9 @@ class SSEApp:
         pinging = asyncio.ensure_future(self._keepalive(connection))
         session = Session(peer=connection.peer, question_timeout=self.timeout_question)
         try:
-            await serve_connection(self.engine, connection, session=session, principal=connection.principal)
+            await serve_connection(
+                self.engine, connection, session=session, principal=connection.principal, cutoff=self._cutoff
+            )
         finally:
             pinging.cancel()
 
@@ -335,9 +342,9 @@ class HTTPApps:
         else:
             await self.streamable(scope, receive, send)
 
-    def stopping(self) -> None:
-        self.streamable.stopping()
-        self.sse.stopping()
+    def stopping(self, within: float | None = None) -> None:
+        self.streamable.stopping(within)
+        self.sse.stopping(within)
 
     def close_sessions(self) -> None:
         self.streamable.close_sessions()
