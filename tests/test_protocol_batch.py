@@ -157,6 +157,22 @@ def test_without_a_session_a_batch_is_refused_and_handle_refuses_arrays_too() ->
     assert synchronous is not None and synchronous["error"]["code"] == -32600
 
 
+def test_a_batch_inside_a_batch_is_an_invalid_member() -> None:
+    async def scenario() -> Any:
+        client = await session_at(make_registry(), "2025-03-26")
+        return await client.send_batch(
+            [[{"jsonrpc": "2.0", "id": 1, "method": "ping"}], call(2, "echo", {"text": "a"})]
+        )
+
+    nested, echoed = run(scenario())
+    assert nested == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid Request: a batch member cannot be a batch itself"},
+    }
+    assert echoed["id"] == 2 and echoed["result"]["isError"] is False
+
+
 def test_members_run_concurrently() -> None:
     # The first member waits for the second to open the gate: served one after the other, it never would.
     async def scenario() -> Any:

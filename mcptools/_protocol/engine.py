@@ -258,7 +258,9 @@ class Engine:
             refusal = refuse_batch(message, session)
             if type(refusal) is dict:
                 return refusal
-            return error_response(None, INVALID_REQUEST, "Invalid Request: batches go to handle_batch")
+            # Transports hand a batch to handle_batch, so an array here is a batch's member: JSON-RPC batches
+            # do not nest.
+            return error_response(None, INVALID_REQUEST, "Invalid Request: a batch member cannot be a batch itself")
         return error_response(echo_id(message), INVALID_REQUEST, INVALID_REQUEST_TEXT)
 
     def _notification(self, message: dict[str, Any], session: Session) -> None:
