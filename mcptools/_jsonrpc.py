@@ -33,7 +33,7 @@ METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 # The implementation-defined server-error range (-32000 to -32099), as MCP's transports use it.
-SERVER_BUSY: Final = -32000  # Streamable HTTP: no room for another session
+SERVER_BUSY: Final = -32000  # Streamable HTTP: no room for another session, or the server is shutting down
 SESSION_NOT_FOUND: Final = -32001  # Streamable HTTP: unknown or terminated Mcp-Session-Id
 # MCP 2026-07-28's codes.
 HEADER_MISMATCH: Final = -32020  # an Mcp-* header disagrees with the body

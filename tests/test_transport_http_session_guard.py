@@ -359,10 +359,11 @@ def test_stopping_with_a_deadline_answers_what_still_runs_with_an_error_before_i
         "stateless": stateless_call.json(),
         "sync": sync_call.messages()[-1],
     }
-    assert {name: (a["id"], a["error"]["message"]) for name, a in answers.items()} == {
-        "session": (1, shutting_down),
-        "stateless": (5, shutting_down),
-        "sync": (2, shutting_down),
+    assert {name: (a["id"], a["error"]["code"], a["error"]["message"]) for name, a in answers.items()} == {
+        "session": (1, -32000, shutting_down),
+        "stateless": (5, -32000, shutting_down),
+        "sync": (2, -32000, shutting_down),
     }
+    assert stateless_call.status == 503  # unavailable: a client may send it again elsewhere
     assert [(m["id"], "result" in m) for m in batch.messages()] == [(7, True), (8, False)]
     assert batch.messages()[1]["error"]["message"] == shutting_down

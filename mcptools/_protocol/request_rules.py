@@ -17,6 +17,7 @@ from .._jsonrpc import (
     METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY,
     PARSE_ERROR,
+    SERVER_BUSY,
     classify,
     echo_id,
     error_response,
@@ -173,6 +174,7 @@ _HTTP_STATUS: Final = {
     HEADER_MISMATCH: 400,
     MISSING_CLIENT_CAPABILITY: 400,
     UNSUPPORTED_PROTOCOL_VERSION: 400,
+    SERVER_BUSY: 503,  # the server is shutting down (see _transports.cutoff)
 }
 
 

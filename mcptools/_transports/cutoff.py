@@ -19,7 +19,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Final, TypeVar, final
 
-from .._jsonrpc import INTERNAL_ERROR, RequestId, classify, error_response
+from .._jsonrpc import SERVER_BUSY, RequestId, classify, error_response
 
 __all__ = ["SHUTTING_DOWN", "Cutoff", "cut_answers", "cut_error", "owed_by"]
 
@@ -83,8 +83,9 @@ class Cutoff:
 
 
 def cut_error(request_id: RequestId) -> dict[str, Any]:
-    """The answer to a request the shutdown deadline cut."""
-    return error_response(request_id, INTERNAL_ERROR, SHUTTING_DOWN)
+    """The answer to a request the shutdown deadline cut: -32000, the server's "unavailable" (HTTP 503 when it
+    is the whole response), as when it has no room for a session."""
+    return error_response(request_id, SERVER_BUSY, SHUTTING_DOWN)
 
 
 def cut_answers(
