@@ -213,6 +213,13 @@ def test_shared_documents_are_numbered_and_read_back(spec: StoreSpec) -> None:
         assert await store.put_shared("tools", {"disabled": ["a"]}) == 1
         assert await store.put_shared("tools", {"disabled": []}) == 2
         assert await store.get_shared("tools") == ({"disabled": []}, 2)
+        # Written only while the revision is the one the writer read: a stale writer changes nothing.
+        assert await store.put_shared("tools", {"disabled": ["b"]}, expected=1) is None
+        assert await store.put_shared("tools", {"disabled": ["c"]}, expected=2) == 3
+        assert await store.get_shared("tools") == ({"disabled": ["c"]}, 3)
+        assert await store.put_shared("new", {}, expected=1) is None  # never written: its revision is 0
+        assert await store.put_shared("new", {"a": 1}, expected=0) == 1
+        assert await store.get_shared("new") == ({"a": 1}, 1)
 
     drive(spec, body)
 

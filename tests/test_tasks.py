@@ -611,6 +611,39 @@ async def _present(registry: ToolRegistry, name: str) -> bool:
     return registry.get(name) is not None
 
 
+def test_two_replicas_changing_the_tool_list_at_once_both_reach_the_shared_document() -> None:
+    from types import SimpleNamespace
+
+    from mcptools._tasks.replicate import Replication
+
+    shared = MemoryTaskStore()
+
+    class Interleaving:
+        """The memory store, letting the other replica run between a read and the write that follows it."""
+
+        async def get_shared(self, name: str) -> tuple[Any, int] | None:
+            found = await shared.get_shared(name)
+            await asyncio.sleep(0)
+            return found
+
+        async def put_shared(self, name: str, value: Any, *, expected: int | None = None) -> int | None:
+            return await shared.put_shared(name, value, expected=expected)
+
+    store = Interleaving()
+    one, other = (Replication(_registry(), SimpleNamespace(store=store)) for _ in range(2))
+
+    async def body() -> Any:
+        await asyncio.gather(
+            one._record({"op": "disable", "names": ["plain"], "tags": []}),
+            other._record({"op": "disable", "names": ["slow"], "tags": ["beta"]}),
+        )
+        return await store.get_shared("tools")
+
+    document, revision = asyncio.run(body())
+    # Both read revision 0; the second write was refused and folded again into the first's document.
+    assert (document["disabled_names"], document["disabled_tags"], revision) == (["plain", "slow"], ["beta"], 2)
+
+
 def test_a_replica_starting_later_applies_the_changes_made_before_it(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     first = _registry(store=url)

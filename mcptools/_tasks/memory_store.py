@@ -127,12 +127,14 @@ class MemoryTaskStore:
         async with self._fanout.subscribe(channels) as queue:
             yield queue
 
-    async def put_shared(self, name: str, value: Any) -> int:
+    async def put_shared(self, name: str, value: Any, *, expected: int | None = None) -> int | None:
         with self._lock:
             previous = self._shared.get(name)
-            revision = previous[1] + 1 if previous is not None else 1
-            self._shared[name] = (copy.deepcopy(value), revision)
-        return revision
+            current = previous[1] if previous is not None else 0
+            if expected is not None and current != expected:
+                return None
+            self._shared[name] = (copy.deepcopy(value), current + 1)
+        return current + 1
 
     async def get_shared(self, name: str) -> tuple[Any, int] | None:
         with self._lock:

@@ -252,12 +252,22 @@ class RedisTaskStore:
 
     # -- shared documents -------------------------------------------------------------------------------
 
-    async def put_shared(self, name: str, value: Any) -> int:
+    async def put_shared(self, name: str, value: Any, *, expected: int | None = None) -> int | None:
         key = self._key("shared", name)
         async with self._client().pipeline(transaction=True) as pipe:
+            if expected is not None:
+                # Optimistic, as a task's change: a write after another writer's is refused by Redis (WATCH).
+                await pipe.watch(key)
+                current = await pipe.hget(key, "rev")
+                if int(current or 0) != expected:
+                    return None
+                pipe.multi()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
             pipe.hset(key, "value", json.dumps(value))
             pipe.hincrby(key, "rev", 1)
-            _, revision = await pipe.execute()
+            try:
+                _, revision = await pipe.execute()
+            except _watch_error():
+                return None
         return int(revision)
 
     async def get_shared(self, name: str) -> tuple[Any, int] | None:

@@ -14,9 +14,9 @@ What travels, and what cannot:
 
 Each change is published on ``TOOLS_CHANNEL`` and folded into the shared document ``"tools"`` (runtime adds,
 removed names, disabled names and tags), which a replica starting later applies first. Changes applied from
-another replica are not published again. Concurrent changes on two replicas both reach every running replica;
-the document is read, changed and written without a lock across replicas, so a replica starting later may miss
-one of two changes made within the same few milliseconds.
+another replica are not published again. Concurrent changes on two replicas both reach every running replica,
+and both reach the document: it is read, changed and written back only if no other replica wrote it meanwhile
+(``put_shared(..., expected=revision)``), else read and changed again.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast, final
 
 from .._errors import MCPToolsError, UsageError
-from .store import TOOLS_CHANNEL
+from .store import TOOLS_CHANNEL, TaskStoreError
 
 if TYPE_CHECKING:
     from .._call import TaskAccess
@@ -44,6 +44,8 @@ __all__ = ["Replica", "Replication", "importable_reference"]
 logger = logging.getLogger("mcptools")
 
 _DOCUMENT: Final = "tools"
+# Writes of the shared document one change may try, each overtaken by another replica's: past it, a warning.
+_ATTEMPTS: Final = 20
 
 
 def importable_reference(fn: Callable[..., Any]) -> str | None:
@@ -184,12 +186,22 @@ class Replication:
         while True:
             change = await outbox.get()
             try:
-                found = await store.get_shared(_DOCUMENT)
-                document = _fold(found[0] if found is not None else {}, change)
-                await store.put_shared(_DOCUMENT, document)
+                await self._record(change)
                 await store.publish(TOOLS_CHANNEL, {**change, "origin": self.origin})
             except Exception:
                 logger.warning("a tool change could not be sent to the other replicas", exc_info=True)
+
+    async def _record(self, change: Mapping[str, Any]) -> None:
+        """Fold ``change`` into the shared document for replicas starting later. Read, fold and write, the write
+        refused if another replica wrote in between: then again from its document, so neither change is lost."""
+        store = self._service.store
+        assert store is not None
+        for _ in range(_ATTEMPTS):
+            found = await store.get_shared(_DOCUMENT)
+            document, revision = found if found is not None else ({}, 0)
+            if await store.put_shared(_DOCUMENT, _fold(document, change), expected=revision) is not None:
+                return
+        raise TaskStoreError(f"the shared tool list kept changing under this replica ({_ATTEMPTS} attempts)")
 
     async def _catch_up(self, replica: Replica) -> None:
         """Apply what other replicas changed before this one started (the shared document)."""

@@ -242,11 +242,15 @@ class SqliteTaskStore:
 
     # -- shared documents -------------------------------------------------------------------------------
 
-    async def put_shared(self, name: str, value: Any) -> int:
+    async def put_shared(self, name: str, value: Any, *, expected: int | None = None) -> int | None:
         text = json.dumps(value)
 
-        def work(db: sqlite3.Connection) -> int:
-            with _transaction(db):
+        def work(db: sqlite3.Connection) -> int | None:
+            with _transaction(db):  # BEGIN IMMEDIATE: no other writer between the check and the write
+                if expected is not None:
+                    row = db.execute("SELECT rev FROM shared WHERE name = ?", (name,)).fetchone()
+                    if (int(row[0]) if row is not None else 0) != expected:
+                        return None
                 db.execute(
                     "INSERT INTO shared (name, value, rev) VALUES (?, ?, 1) "
                     "ON CONFLICT (name) DO UPDATE SET value = excluded.value, rev = shared.rev + 1",

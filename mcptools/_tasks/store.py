@@ -102,8 +102,10 @@ class TaskStore(Protocol):
         """Messages on ``channels`` published after the ``async with`` has been entered."""
         ...
 
-    async def put_shared(self, name: str, value: Any) -> int:
-        """Replace the shared document ``name`` (JSON); returns its new revision (1, 2, ...)."""
+    async def put_shared(self, name: str, value: Any, *, expected: int | None = None) -> int | None:
+        """Replace the shared document ``name`` (JSON); returns its new revision (1, 2, ...). With ``expected``:
+        only while its revision is still that one (0: never written), else nothing changes and the answer is
+        ``None``, so a read-change-write that another writer overtook starts again instead of undoing it."""
         ...
 
     async def get_shared(self, name: str) -> tuple[Any, int] | None:
