@@ -128,6 +128,7 @@ def test_register_bench_one_round_fills_every_row_and_the_table() -> None:
 
 
 def test_a_run_written_elsewhere_draws_its_charts_beside_it(tmp_path: Path) -> None:
-    bench = load("bench_handle")
-    assert bench.chart_folder(tmp_path / "RESULTS-handle.md") == tmp_path.resolve()
-    assert bench.chart_folder(bench.RESULTS) == bench.CHARTS
+    charts = load("charts")
+    for bench in (load("bench_handle"), load("bench_stdio")):
+        assert charts.chart_folder(tmp_path / "out.md", bench.RESULTS.name) == tmp_path.resolve()
+        assert charts.chart_folder(bench.RESULTS) == charts.CHARTS

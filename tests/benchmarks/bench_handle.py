@@ -39,7 +39,7 @@ from typing import Any, Literal
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from charts import CHARTS, machine, write_charts
+from charts import machine, write_charts
 
 import mcptools
 
@@ -597,13 +597,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     options.out.write_text(text)
-    write_charts(options.out, chart_folder(options.out), kind=RESULTS.name)
-
-
-def chart_folder(out: Path) -> Path:
-    """Where a run's charts go: the committed ones (docs/benchmarks/) only from the committed results file; a run
-    written elsewhere with ``--out`` draws them beside that file."""
-    return CHARTS if out.resolve() == RESULTS.resolve() else out.resolve().parent
+    write_charts(options.out, kind=RESULTS.name)
 
 
 if __name__ == "__main__":

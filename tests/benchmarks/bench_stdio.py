@@ -12,7 +12,8 @@ writes JSON lines to the server's stdin and reads its stdout, one request at a t
 answers every line with a canned response, the floor that the pipe and this client cost. Batches of all rows are
 interleaved round-robin, so drift of the machine hits every row alike; each row's figure is the median over the
 batches of (batch time / round trips). It is not a test: speed is only ever measured here. The chart on the docs'
-benchmarks page is redrawn from the results file on every run (``charts.write_charts``).
+benchmarks page is redrawn from the results file on every run (``charts.write_charts``; a run written elsewhere
+with ``--out`` draws its charts beside that file).
 """
 
 from __future__ import annotations

@@ -233,7 +233,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     options.out.write_text(text)
-    write_charts(options.out)
+    write_charts(options.out, kind="RESULTS.md")
 
 
 if __name__ == "__main__":

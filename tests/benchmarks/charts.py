@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape
 HERE = Path(__file__).resolve().parent
 CHARTS = HERE.parent.parent / "docs" / "benchmarks"
 
-__all__ = ["CHARTS", "Bar", "Chart", "machine", "render", "write_charts"]
+__all__ = ["CHARTS", "Bar", "Chart", "chart_folder", "machine", "render", "write_charts"]
 
 
 def machine() -> str:
@@ -381,10 +381,18 @@ def render(chart: Chart) -> str:
     return "\n".join([*head, *rows, "</svg>", ""])
 
 
-def write_charts(results: Path, into: Path = CHARTS, *, kind: str | None = None) -> list[Path]:
+def chart_folder(results: Path, kind: str | None = None) -> Path:
+    """Where a results file's charts go: the committed ones (docs/benchmarks/) only from the committed results
+    file; a run written elsewhere with ``--out`` draws them beside that file."""
+    committed = HERE / (kind or results.name)
+    return CHARTS if results.resolve() == committed.resolve() else results.resolve().parent
+
+
+def write_charts(results: Path, into: Path | None = None, *, kind: str | None = None) -> list[Path]:
     """Redraw the charts of one results file (``kind``: which one it is, by its usual name, when it was written
-    elsewhere with ``--out``); returns the files written."""
+    elsewhere with ``--out``) into ``into``, by default ``chart_folder``'s; returns the files written."""
     reader = READERS[kind or results.name]
+    into = into if into is not None else chart_folder(results, kind)
     into.mkdir(parents=True, exist_ok=True)
     written = []
     for chart in reader(results.read_text(encoding="utf-8")):
