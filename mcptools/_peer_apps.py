@@ -11,14 +11,15 @@ refuses it.
 
 from __future__ import annotations
 
-import contextlib
 import weakref
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, final
 
 from ._options import resolve
 from ._run import allowed_hosts, sse_app, streamable_app, token_auth
+from ._transports.asgi_lifespan import host_lifespan
 
 if TYPE_CHECKING:
     from ._transports.asgi import StreamableHTTPApp
@@ -76,13 +77,6 @@ class SessionManager:
 
     _registry: Any
 
-    @contextlib.asynccontextmanager
-    async def run(self) -> AsyncIterator[None]:
+    def run(self) -> AbstractAsyncContextManager[None]:
         """The registry's lifespan around the block; on the way out, the sessions of its apps end."""
-        async with self._registry.running():
-            try:
-                yield
-            finally:
-                for app in _built.get(self._registry, ()):
-                    app.stopping()
-                    app.close_sessions()
+        return host_lifespan(self._registry, lambda: _built.get(self._registry, ()))

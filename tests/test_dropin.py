@@ -324,3 +324,40 @@ def test_json_response_answers_a_streaming_tool_with_one_json_body() -> None:
     answered = run(call(StreamableHTTPApp(registry, json_response=True), body=body, headers=headers))
     assert answered.headers["content-type"] == "application/json"
     assert answered.json()["result"]["content"][0]["text"] == "done"
+
+
+def test_fastapi_runs_the_registrys_lifespan_through_mcp_app_lifespan_as_fastmcp_writes_it() -> None:
+    fastapi = pytest.importorskip("fastapi")
+    from starlette.testclient import TestClient
+
+    events: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(registry: ToolRegistry) -> AsyncIterator[dict[str, str]]:
+        events.append("start")
+        yield {"db": "connected"}
+        events.append("stop")
+
+    mcp = ToolRegistry("analytics", lifespan=lifespan)
+
+    @mcp.tool
+    def status(ctx: Context) -> str:
+        """The database's status."""
+        return str(ctx.state["db"])
+
+    mcp_app = mcp.http_app(path="/mcp")
+    api = fastapi.FastAPI(lifespan=mcp_app.lifespan)
+    api.mount("/analytics", mcp_app)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "status", "_meta": META}}
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": LATEST,
+        "mcp-method": "tools/call",
+        "mcp-name": "status",
+    }
+    with TestClient(api, base_url="http://127.0.0.1") as client:
+        assert events == ["start"]
+        answer = client.post("/analytics/mcp", json=body, headers=headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["result"]["content"] == [{"type": "text", "text": "connected"}]
+    assert events == ["start", "stop"]

@@ -27,6 +27,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Hashable, Iterable
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Final, final
 
 from .._call import Call, Mode
@@ -70,7 +71,7 @@ from .asgi_io import (
     until_disconnect,
     until_expiry,
 )
-from .asgi_lifespan import serve_lifespan
+from .asgi_lifespan import host_lifespan, serve_lifespan
 from .asgi_sessions import (
     MAX_GET_STREAMS,
     MAX_SESSIONS,
@@ -230,6 +231,11 @@ class StreamableHTTPApp:
         shutdown; an app mounted where lifespan events do not reach it needs no call: idle sessions expire on
         their own."""
         self._sessions.close_all()
+
+    def lifespan(self, host: object = None) -> AbstractAsyncContextManager[None]:
+        """fastmcp's ``FastAPI(lifespan=mcp_app.lifespan)``, for an app mounted in another: the registry's
+        lifespan around the host's serving, and this app's sessions closed on the way out."""
+        return host_lifespan(self._registry, lambda: (self,))
 
     # -- guards ----------------------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ import contextlib
 import secrets
 import time
 from collections.abc import Hashable, Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, final
 from urllib.parse import parse_qs
@@ -57,7 +58,7 @@ from .asgi_io import (
     send_json,
     until_disconnect,
 )
-from .asgi_lifespan import serve_lifespan
+from .asgi_lifespan import host_lifespan, serve_lifespan
 from .asgi_sessions import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, owner_of
 from .cutoff import Cutoff
 from .http_rules import DEFAULT_ALLOWED_HOSTS, HostRules, check_app_settings, is_json_content_type
@@ -248,6 +249,10 @@ class SSEApp:
     def close_sessions(self) -> None:
         """On lifespan shutdown: as ``stopping``."""
         self.stopping()
+
+    def lifespan(self, host: object = None) -> AbstractAsyncContextManager[None]:
+        """As ``StreamableHTTPApp.lifespan``: fastmcp's ``FastAPI(lifespan=mcp_app.lifespan)``."""
+        return host_lifespan(self._registry, lambda: (self,))
 
     async def _stream(self, scope: Scope, principal: Principal | None, receive: Receive, send: ASGISend) -> None:
         connection = SSEConnection(send, peer_of(scope), principal)
