@@ -175,6 +175,13 @@ def direct_call_tool_result(_: Background) -> None:
         shown = client.call_tool("with_meta", {})
         assert shown.text == "shown to the model" and shown.raw["_meta"] == {"trace": "t-1"}
         assert client.call_tool("checked", {}).structured_content == {"ok": True, "count": 3}
+        broken = client.call_tool("miscounted", {})
+        assert broken.is_error and broken.structured_content is None
+        assert broken.text == (
+            "Tool 'miscounted' returned output that does not match its outputSchema: missing required property 'count'"
+        )
+        missing = client.call_tool("unstructured", {})
+        assert missing.is_error and "its result has no structuredContent" in missing.text
         assert client.call_tool("nothing", {}).content == []
 
 

@@ -80,7 +80,7 @@ def build_result(tool: Tool, value: Any) -> dict[str, Any]:
         # own types, which every call returning data has (a set lookup, not a call, on that path).
         peer = peer_result(value)
         if peer is not None:
-            return peer
+            return _whole(tool, peer) if tool.output_schema is not None else peer
     if tool.output_schema is not None:
         return _structured(tool, value)
     return _unannotated(tool, value)
@@ -158,12 +158,7 @@ def _structured(tool: Tool, value: Any) -> dict[str, Any]:
         return text_result(f"Tool '{tool.name}' returned output nested too deeply to send as JSON", is_error=True)
     checker = tool.output_checker()
     if not checker.is_valid(structured):
-        errors = checker.errors(structured)
-        logger.error("tool %r returned output that does not match its outputSchema: %s", tool.name, errors)
-        return text_result(
-            f"Tool '{tool.name}' returned output that does not match its outputSchema: " + "; ".join(errors),
-            is_error=True,
-        )
+        return _mismatch(tool, checker.errors(structured))
     # A scalar or list return is wrapped as {"result": ...} to make an object; the text shows it bare.
     shown = structured
     wrapped = type(structured) is dict and len(structured) == 1 and "result" in structured
@@ -178,6 +173,28 @@ def _structured(tool: Tool, value: Any) -> dict[str, Any]:
         "structuredContent": structured,
         "isError": False,
     }
+
+
+def _whole(tool: Tool, result: dict[str, Any]) -> dict[str, Any]:
+    """A whole result the tool built itself (the SDK's ``Annotated[CallToolResult, Model]``): its
+    ``structuredContent`` must match the published ``outputSchema`` as a returned value's does, and be there (MCP:
+    a tool with an output schema must give structured results that conform to it). An error result is sent as
+    it is."""
+    if result.get("isError") is True:
+        return result
+    structured = result.get("structuredContent")
+    if structured is None:
+        return _mismatch(tool, ["its result has no structuredContent"])
+    checker = tool.output_checker()
+    return result if checker.is_valid(structured) else _mismatch(tool, checker.errors(structured))
+
+
+def _mismatch(tool: Tool, errors: list[str]) -> dict[str, Any]:
+    logger.error("tool %r returned output that does not match its outputSchema: %s", tool.name, errors)
+    return text_result(
+        f"Tool '{tool.name}' returned output that does not match its outputSchema: " + "; ".join(errors),
+        is_error=True,
+    )
 
 
 def _not_json(tool: Tool, exc: NotJSON) -> dict[str, Any]:

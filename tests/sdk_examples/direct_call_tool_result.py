@@ -26,6 +26,18 @@ def checked() -> Annotated[CallToolResult, Outcome]:
 
 
 @mcp.tool()
+def miscounted() -> Annotated[CallToolResult, Outcome]:
+    """A whole result whose structured part breaks Outcome: the client must not get it as a success."""
+    return CallToolResult(content=[TextContent(type="text", text="done")], structured_content={"ok": True})
+
+
+@mcp.tool()
+def unstructured() -> Annotated[CallToolResult, Outcome]:
+    """A whole result with no structured part at all, though its schema asks for one."""
+    return CallToolResult(content=[TextContent(type="text", text="done")])
+
+
+@mcp.tool()
 def nothing() -> CallToolResult:
     """An empty result."""
     return CallToolResult(content=[])
