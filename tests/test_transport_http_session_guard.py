@@ -333,7 +333,7 @@ def test_stopping_with_a_deadline_answers_what_still_runs_with_an_error_before_i
 
     app = StreamableHTTPApp(tools)
 
-    async def scenario() -> tuple[Reply, Reply, Reply, Reply, float]:
+    async def scenario() -> tuple[Reply, Reply, Reply, Reply, Reply, float]:
         headers = await open_session(app)
         old = {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t"}}
         opened = await call(app, body={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": old})
@@ -344,14 +344,17 @@ def test_stopping_with_a_deadline_answers_what_still_runs_with_an_error_before_i
             asyncio.ensure_future(call(app, body=stateless, headers=stateless_headers("tools/call", "hang"))),
             asyncio.ensure_future(call(app, body=tool_call("snooze", 2), headers=headers)),
             asyncio.ensure_future(call(app, body=[ping(7), tool_call("hang", 8)], headers=batch_headers)),
+            asyncio.ensure_future(
+                call(app, body=[tool_call("hang", 3), ping(4)], headers={**batch_headers, "accept": "application/json"})
+            ),
         ]
         await asyncio.sleep(0.1)
         began = time.monotonic()
         app.stopping(within=0.4)
-        session_call, stateless_call, sync_call, batch = await asyncio.gather(*running)
-        return session_call, stateless_call, sync_call, batch, time.monotonic() - began
+        session_call, stateless_call, sync_call, batch, json_batch = await asyncio.gather(*running)
+        return session_call, stateless_call, sync_call, batch, json_batch, time.monotonic() - began
 
-    session_call, stateless_call, sync_call, batch, took = run(scenario())
+    session_call, stateless_call, sync_call, batch, json_batch, took = run(scenario())
     assert 0.25 < took < 0.4, took  # a fifth of the grace period before its end
     shutting_down = "Server shutting down: the request did not finish before the server's shutdown deadline"
     answers = {
@@ -367,3 +370,5 @@ def test_stopping_with_a_deadline_answers_what_still_runs_with_an_error_before_i
     assert stateless_call.status == 503  # unavailable: a client may send it again elsewhere
     assert [(m["id"], "result" in m) for m in batch.messages()] == [(7, True), (8, False)]
     assert batch.messages()[1]["error"]["message"] == shutting_down
+    # As one JSON body too: the member that finished in time keeps its result.
+    assert sorted((m["id"], "result" in m) for m in json_batch.json()) == [(3, False), (4, True)]

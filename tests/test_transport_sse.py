@@ -269,10 +269,21 @@ def test_stopping_with_a_deadline_answers_a_call_still_running_before_the_stream
         hanging = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "hang", "arguments": {}}}
         assert (await post(app, path, query, hanging)).status == 202
         await asyncio.sleep(0.05)
+        # A 2025-03-26 client's batch: the member that finishes in time is answered, the other cut.
+        old = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": "2025-03-26"}}  # type: ignore[dict-item]
+        batch_stream = Stream(app)
+        batch_path, batch_query = await batch_stream.endpoint()
+        await post(app, batch_path, batch_query, old)
+        await batch_stream.event()
+        listing = {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}
+        assert (await post(app, batch_path, batch_query, [{**hanging, "id": 4}, listing])).status == 202
+        await asyncio.sleep(0.05)
         app.stopping(within=0.2)  # without a deadline the stream would wait for the call for ever
         name, data = await stream.event()
         assert name == "message" and json.loads(data)["id"] == 2
         assert json.loads(data)["error"]["message"].startswith("Server shutting down")
         await asyncio.wait_for(stream.ended.wait(), 5)
+        _, data = await batch_stream.event()
+        assert sorted((m["id"], "result" in m) for m in json.loads(data)) == [(4, False), (5, True)]
 
     asyncio.run(scenario())

@@ -467,9 +467,9 @@ class StreamableHTTPApp:
             return
 
         async def answer(sink: EventSink) -> Answer:
-            return await engine.handle_batch(
-                messages, entry.session, sink, deliver=sink if sse_ok else None, principal=principal
-            )
+            # Each response goes to the stream as it is made (in JSON mode nobody reads it there, but a shutdown
+            # cut then knows which members finished: those are answered, not reported as cut).
+            return await engine.handle_batch(messages, entry.session, sink, deliver=sink, principal=principal)
 
         await answer_in_session(
             entry, answer, sse_ok, send, receive, self.retry_ms, self.timeout_reconnect, self._cutoff, owed_by(messages)

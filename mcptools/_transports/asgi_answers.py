@@ -221,8 +221,10 @@ async def answer_in_session(
 
     def answer_cut() -> Answer:
         answer = cut_answers(owed, events.messages)
-        for error in answer if isinstance(answer, list) else [answer]:
-            events.push(error)  # for whoever reads the stream; a JSON answer is the value returned
+        sent = {id(message) for message in events.messages}
+        for message in answer if isinstance(answer, list) else [answer]:
+            if id(message) not in sent:
+                events.push(message)  # the errors, for whoever reads the stream; a JSON answer is the value returned
         return answer
 
     async def run() -> None:

@@ -21,7 +21,7 @@ from typing import Any, Final, TypeVar, final
 
 from .._jsonrpc import SERVER_BUSY, RequestId, classify, error_response
 
-__all__ = ["SHUTTING_DOWN", "Cutoff", "cut_answers", "cut_error", "owed_by"]
+__all__ = ["SHUTTING_DOWN", "Answered", "Cutoff", "cut_answers", "cut_error", "owed_by"]
 
 T = TypeVar("T")
 
@@ -92,11 +92,30 @@ def cut_answers(
     owed: RequestId | list[RequestId], answered: Iterable[dict[str, Any]] = ()
 ) -> dict[str, Any] | list[dict[str, Any]]:
     """The answer to a request (``owed``: its id) or a batch (the list of its requests' ids) that the shutdown
-    deadline cut: for a batch, an error for each request not among the messages already ``answered``."""
+    deadline cut. For a batch: the responses among the messages ``answered`` already (its members that finished
+    in time), then an error for each request still owed one; a member that finished is never reported as cut."""
     if not isinstance(owed, list):
         return cut_error(owed)
-    done = {message.get("id") for message in answered if "result" in message or "error" in message}
-    return [cut_error(request_id) for request_id in owed if request_id not in done]
+    made = [message for message in answered if "method" not in message and ("result" in message or "error" in message)]
+    done = {message.get("id") for message in made}
+    return [*made, *(cut_error(request_id) for request_id in owed if request_id not in done)]
+
+
+@final
+class Answered:
+    """A batch's responses as its members finish (``Engine.handle_batch``'s ``deliver``), for ``cut_answers``."""
+
+    __slots__ = ("responses",)
+    streaming: Final = False
+
+    def __init__(self) -> None:
+        self.responses: list[dict[str, Any]] = []
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.responses.append(message)
+
+    async def close(self) -> None:
+        return None
 
 
 def owed_by(message: Any) -> RequestId | list[RequestId]:

@@ -29,7 +29,7 @@ from .._call import Mode
 from .._jsonrpc import PARSE_ERROR, RequestId, error_response, is_request_id
 from .._protocol.session import Session
 from .._protocol.wire import ParseFailure, decode_message
-from .cutoff import Cutoff, cut_answers, owed_by
+from .cutoff import Answered, Cutoff, cut_answers, owed_by
 
 if TYPE_CHECKING:
     from .._protocol.engine import Engine
@@ -85,11 +85,15 @@ class _Connection:
         # An HTTP app's shutdown deadline: what still runs when it comes is answered with errors.
         self.cutoff = cutoff
 
-    async def answer(self, work: Awaitable[Any], message: Any) -> None:
-        """Send what ``work`` answers to ``message`` (a request, or a batch), unless the shutdown deadline cuts it
-        first: then its errors."""
+    async def answer(self, work: Awaitable[Any], message: Any, answered: Answered | None) -> None:
+        """Send what ``work`` answers to ``message`` (a request, or a batch whose finished members go to
+        ``answered``), unless the shutdown deadline cuts it first: then what finished, and errors for the rest."""
         cutoff = self.cutoff
-        answer = await (work if cutoff is None else cutoff.run(work, lambda: cut_answers(owed_by(message))))
+        if cutoff is None:
+            answer = await work
+        else:
+            made = answered.responses if answered is not None else ()
+            answer = await cutoff.run(work, lambda: cut_answers(owed_by(message), made))
         if answer is not None:
             await self.send(answer)
 
@@ -142,13 +146,14 @@ async def serve_connection(
     running = connection.running
 
     async def serve(message: Any) -> None:
-        if type(message) is list:
-            work: Awaitable[Any] = engine.handle_batch(message, session, stream)
+        answered = Answered() if type(message) is list else None
+        if answered is not None:
+            work: Awaitable[Any] = engine.handle_batch(message, session, stream, deliver=answered)
         else:
             related = message.get("id") if type(message) is dict else None
             own = TransportStream(connection, related) if is_request_id(related) else stream
             work = engine.handle(message, session, own, mode, principal)
-        await connection.answer(work, message)
+        await connection.answer(work, message, answered)
 
     try:
         while True:
@@ -171,8 +176,7 @@ async def serve_connection(
             running.add(task)
             task.add_done_callback(running.discard)
     except asyncio.CancelledError:
-        # Stopped from outside (SIGTERM, Ctrl-C): running calls are cancelled, then whoever entered the lifespan
-        # closes it.
+        # Stopped from outside (SIGTERM, Ctrl-C): calls are cancelled; whoever entered the lifespan closes it.
         session.close()
         for task in running:
             task.cancel()
