@@ -257,8 +257,8 @@ def test_http_runs_the_lifespan_and_sigterm_closes_it(tmp_path: Path, entry: str
         _wait_for(lambda: _reachable(port))
         assert _post(port, "worker_pid")["result"]["content"][0]["text"] == str(server.pid)
         server.send_signal(signal.SIGTERM)
-        # uvicorn stops gracefully, then re-raises the signal it caught so the parent sees why it ended.
-        assert server.wait(timeout=20) in (0, -signal.SIGTERM)
+        # A clean stop: 0, as serving.md says (uvicorn raises the signal again once stopped; we take it).
+        assert server.wait(timeout=20) == 0
     finally:
         server.kill()
         server.wait()
