@@ -167,8 +167,8 @@ class ServeSettings(TypedDict, total=False):
         float,
         Option(
             10.0,
-            "on SIGTERM, calls in flight get S seconds to finish before they are cancelled and the server exits "
-            "(default 10)",
+            "on SIGTERM, calls in flight get S seconds to finish; shortly before, those still running are "
+            "cancelled and answered with an error, and the server exits (default 10)",
             metavar="S",
         ),
     ]
