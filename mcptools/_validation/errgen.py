@@ -187,8 +187,9 @@ class ErrorGenerator:
                 if spec.boolean is None:
                     # The root's checks written here rather than called: one Python call less per refused call
                     # (a reference back to the root still gets the root its own function).
-                    w("p = ''")
-                    self._emit_value(spec, "x", "p", (node_key(spec.node),))
+                    # The root's location is the literal '': its messages are whole constants (see
+                    # _property_message), with no test of the path per error.
+                    self._emit_value(spec, "x", "''", (node_key(spec.node),))
                 else:
                     w(f"{self.function(root)}(x, '', out)")
             with w.block("except RecursionError"):
@@ -349,6 +350,8 @@ class ErrorGenerator:
         def message(words: str) -> str:
             # At the root the whole message is a constant; deeper, the path is rendered.
             whole = gen.constant(f"property '{shown_path(child_text('', name))}'" + gen.namespace[words], "W")
+            if path == "''":
+                return whole
             tail = gen.constant(name_segment(name) + "'" + gen.namespace[words], "W")
             noun = _NOUN.format(path)
             return f"{whole} if not {path} else {noun} + {path} + {tail}"
