@@ -372,3 +372,21 @@ def test_stopping_with_a_deadline_answers_what_still_runs_with_an_error_before_i
     assert batch.messages()[1]["error"]["message"] == shutting_down
     # As one JSON body too: the member that finished in time keeps its result.
     assert sorted((m["id"], "result" in m) for m in json_batch.json()) == [(3, False), (4, True)]
+
+
+def test_an_app_served_again_after_its_shutdown_deadline_answers_as_new() -> None:
+    app = app_with()
+    stateless = {**request("tools/call", {"name": "hang", "arguments": {}}), "id": 5}
+    listing = request("tools/list")
+
+    async def scenario() -> tuple[Reply, Reply]:
+        hanging = asyncio.ensure_future(call(app, body=stateless, headers=stateless_headers("tools/call", "hang")))
+        await asyncio.sleep(0.05)
+        app.stopping(within=0.1)
+        cut = await hanging
+        app.close_sessions()  # the lifespan's shutdown: the server is done
+        return cut, await call(app, body=listing, headers=stateless_headers("tools/list"))
+
+    cut, later = run(scenario())
+    assert cut.json()["error"]["code"] == -32000
+    assert later.status == 200 and later.json()["result"]["resultType"] == "complete"

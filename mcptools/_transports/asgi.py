@@ -231,6 +231,9 @@ class StreamableHTTPApp:
         shutdown; an app mounted where lifespan events do not reach it needs no call: idle sessions expire on
         their own."""
         self._sessions.close_all()
+        # The server is done: a later start of this app (another server run in this process) starts afresh.
+        self._stopping = False
+        self._cutoff.reset()
 
     def lifespan(self, host: object = None) -> AbstractAsyncContextManager[None]:
         """fastmcp's ``FastAPI(lifespan=mcp_app.lifespan)``, for an app mounted in another: the registry's

@@ -51,6 +51,13 @@ class Cutoff:
         delay = max(within - min(_MARGIN, within / 5), 0.0)
         self._timer = asyncio.get_running_loop().call_later(delay, self._cut)
 
+    def reset(self) -> None:
+        """The server has stopped: a later start of the same app (in this process) begins with no deadline."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = None
+        self.cut = False
+
     def _passed(self) -> bool:
         """Whether the cut has come (a call, not the attribute: it changes while a call awaits)."""
         return self.cut

@@ -247,8 +247,9 @@ class SSEApp:
             connection.end()
 
     def close_sessions(self) -> None:
-        """On lifespan shutdown: as ``stopping``."""
+        """On lifespan shutdown: as ``stopping``; a later start of this app then starts afresh."""
         self.stopping()
+        self._cutoff.reset()
 
     def lifespan(self, host: object = None) -> AbstractAsyncContextManager[None]:
         """As ``StreamableHTTPApp.lifespan``: fastmcp's ``FastAPI(lifespan=mcp_app.lifespan)``."""
