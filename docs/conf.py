@@ -45,7 +45,7 @@ nitpick_ignore_regex = [
     (
         r"py:class",
         r"(Served|Engine|Exported|ProfileName|Lifespan|AuthSettings|ServeSettings|ServeDefaults|TransportName|"
-        r"Session|Send|mcptools\.auth\.Scoped|SessionManager|PeerSession|TaskService|TaskSupport)",
+        r"Session|Send|mcptools\.auth\.Scoped|SessionManager|PeerSession|TaskService|TaskSupport|PeerTokenVerifier)",
     ),
     # A Literal of a few strings in a signature (openai.tools' api=): Sphinx splits it at the commas.
     (r"py:class", r"Literal\[.*|.*'\]"),

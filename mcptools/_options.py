@@ -27,6 +27,7 @@ from typing import Annotated, Any, Final, Literal, Union, final, get_args, get_o
 from typing_extensions import TypedDict
 
 from ._errors import UsageError
+from ._peer_auth import PeerAuthSettings
 from ._protocol.session import QUESTION_TIMEOUT
 from ._transports.asgi_answers import RECONNECT_TIMEOUT
 from ._transports.asgi_sessions import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT
@@ -134,7 +135,8 @@ class ServeSettings(TypedDict, total=False):
             split=True,
         ),
     ]
-    auth: Annotated[AuthSettings | None, Option(None, None)]
+    # The SDK's AuthSettings only beside token_verifier= on the constructor (see _peer_auth); run() refuses it.
+    auth: Annotated[AuthSettings | PeerAuthSettings | None, Option(None, None)]
     timeout_headers: Annotated[
         float, Option(10.0, "408 and close when a request's headers take longer (seconds, default 10)", metavar="S")
     ]

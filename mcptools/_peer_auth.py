@@ -10,14 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Any, Final, Protocol, final, runtime_checkable
 
 from ._errors import UsageError
 from .auth import AuthSettings, Principal
 
-__all__ = ["auth_from_peer"]
+__all__ = ["PeerAuthSettings", "PeerTokenVerifier", "auth_from_peer"]
 
 _FIX: Final = "pass auth=mcptools.auth.AuthSettings(verifier) (see mcptools.auth)"
+
+
+# The SDK's types as mypy sees what a ported server passes, by the members read here: its code type-checks with
+# the import line changed alone, and the SDK is never imported.
+class PeerTokenVerifier(Protocol):
+    """The official SDK's ``TokenVerifier`` (``token_verifier=``): ``async verify_token(token)``."""
+
+    async def verify_token(self, token: str) -> Any: ...
+
+
+@runtime_checkable  # serving options are checked against their types (isinstance) at run time
+class PeerAuthSettings(Protocol):
+    """The official SDK's ``mcp.server.auth.settings.AuthSettings`` (``auth=`` beside ``token_verifier=``)."""
+
+    @property
+    def issuer_url(self) -> Any: ...
+    @property
+    def resource_server_url(self) -> Any: ...
+    @property
+    def required_scopes(self) -> Any: ...
 
 
 @final

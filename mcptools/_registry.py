@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ._icons import Icon
     from ._options import ServeDefaults, ServeSettings, TransportName
     from ._peer_apps import SessionManager
+    from ._peer_auth import PeerTokenVerifier
     from ._profiles import ProfileName
     from ._tasks.host import ToolChanges
     from ._tasks.service import TaskService
@@ -121,6 +122,7 @@ class ToolRegistry:
         repair: bool | str | Collection[str] | None = DEFAULT_REPAIRS,
         lifespan: Lifespan | None = None,
         middleware: Sequence[Middleware] | None = None,
+        token_verifier: PeerTokenVerifier | None = None,
         **settings: Unpack[ServeSettings],
     ) -> None:
         if type(name) is not str or not name:
@@ -168,12 +170,14 @@ class ToolRegistry:
         # Serving settings given here (host=, port=, ... as FastMCP takes them) are run()'s defaults; checked by
         # name now, by value when run() knows the transport. _options is imported only when some are given.
         self._serve: dict[str, Any] = {}
-        if settings:
+        if settings or token_verifier is not None:
             from ._options import check_defaults
 
             code = ToolRegistry.__init__.__code__  # its own keywords, named in the error for a misspelt one
             own = code.co_varnames[2 : code.co_argcount + code.co_kwonlyargcount]
-            self._serve = check_defaults(settings, where, own)
+            # The SDK's token_verifier= goes with its auth=AuthSettings(...): both become mcptools' auth=.
+            given: dict[str, Any] = {**settings, "token_verifier": token_verifier} if token_verifier else {**settings}
+            self._serve = check_defaults(given, where, own)
         self._start_empty()
 
     @property

@@ -181,7 +181,13 @@ def _default(value: Any) -> str:
 
 def _object_kind(kind: Any) -> str:
     """``mcptools.auth.AuthSettings`` for ``AuthSettings | None``: the class an object option takes."""
-    classes = [arg for arg in (get_args(kind) or (kind,)) if arg is not type(None)]
+    # A private class is no option of run()'s: the SDK's AuthSettings (PeerAuthSettings) is typed for the
+    # constructor's token_verifier= only (see the migration guide).
+    classes = [
+        arg
+        for arg in (get_args(kind) or (kind,))
+        if arg is not type(None) and not arg.__module__.startswith("mcptools._")
+    ]
     return " or ".join(f"{cls.__module__}.{cls.__qualname__}" for cls in classes)
 
 

@@ -14,11 +14,11 @@ class OneTokenVerifier(TokenVerifier):
         return AccessToken(token=token, client_id="demo-client", scopes=["user"])
 
 
-# The SDK's keywords, typed for its own class: mcptools takes them at run time (mapped onto mcptools.auth).
-mcp = MCPServer(  # type: ignore[call-arg]
+# The SDK's keywords, mapped onto mcptools.auth; mypy --strict checks them as they are (tests/typing too).
+mcp = MCPServer(
     "Protected",
     token_verifier=OneTokenVerifier(),
-    auth=AuthSettings(  # type: ignore[arg-type]
+    auth=AuthSettings(
         issuer_url=AnyHttpUrl("https://auth.example.com"),
         resource_server_url=AnyHttpUrl("http://127.0.0.1:3001"),
         required_scopes=["user"],

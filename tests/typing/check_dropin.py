@@ -56,3 +56,7 @@ refusals: list[Callable[..., NoReturn]] = [
     registry.add_resource,
     registry.add_template,
 ]
+
+# The official SDK's token_verifier= (anything with an async verify_token(token)) is typed; other values are not.
+ToolRegistry("guarded", token_verifier=object())  # type: ignore[arg-type]
+ToolRegistry("guarded", auth="secret")  # type: ignore[arg-type]
