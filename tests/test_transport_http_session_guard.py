@@ -390,3 +390,13 @@ def test_an_app_served_again_after_its_shutdown_deadline_answers_as_new() -> Non
     cut, later = run(scenario())
     assert cut.json()["error"]["code"] == -32000
     assert later.status == 200 and later.json()["result"]["resultType"] == "complete"
+
+
+def test_a_cut_batch_gets_an_answer_per_request_even_where_a_client_reused_an_id() -> None:
+    from mcptools._transports.cutoff import cut_answers
+
+    finished = {"jsonrpc": "2.0", "id": 7, "result": {}}
+    notice = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}
+    answer = cut_answers([7, 7, 8], [notice, finished])
+    assert isinstance(answer, list)
+    assert [(m["id"], "error" in m) for m in answer] == [(7, False), (7, True), (8, True)]

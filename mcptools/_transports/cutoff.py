@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Final, TypeVar, final
 
@@ -104,8 +105,15 @@ def cut_answers(
     if not isinstance(owed, list):
         return cut_error(owed)
     made = [message for message in answered if "method" not in message and ("result" in message or "error" in message)]
-    done = {message.get("id") for message in made}
-    return [*made, *(cut_error(request_id) for request_id in owed if request_id not in done)]
+    # Counted, not a set: a batch that reuses an id (a client breaking the rule) still gets an answer per request.
+    unmatched = Counter(message.get("id") for message in made)
+    errors = []
+    for request_id in owed:
+        if unmatched[request_id]:
+            unmatched[request_id] -= 1
+        else:
+            errors.append(cut_error(request_id))
+    return [*made, *errors]
 
 
 @final
