@@ -57,6 +57,17 @@ def test_headers_must_agree_with_the_body(
         assert reply.json()["error"]["code"] == code
 
 
+def test_a_header_left_out_is_named_as_missing_one_with_another_value_is_not() -> None:
+    app = StreamableHTTPApp(make_registry())
+    body = request("tools/call", {"name": "echo", "arguments": {"text": "x"}})
+    left_out = run(call(app, body=body, headers={"mcp-method": "tools/call", "mcp-name": "echo"}))
+    assert left_out.json()["error"]["message"] == (
+        "Header mismatch: MCP-Protocol-Version must equal _meta's protocolVersion (the header is missing)"
+    )
+    other = run(call(app, body=body, headers=stateless_headers("tools/call", "other")))
+    assert other.json()["error"]["message"] == "Header mismatch: Mcp-Name must equal the body's name"
+
+
 def test_meta_problems_and_versions_map_to_http_statuses(app: StreamableHTTPApp) -> None:
     missing = {"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": {}}
     reply = run(call(app, body=missing, headers=stateless_headers("server/discover")))

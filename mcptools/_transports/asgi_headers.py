@@ -43,17 +43,21 @@ def check_stateless_headers(headers: Headers, message: dict[str, Any], params: d
     method = message["method"]
     header_method = headers.get("mcp-method")
     if header_method is None or header_method.strip() != method:
-        raise Reject(400, HEADER_MISMATCH, "Header mismatch: Mcp-Method must equal the body's method", request_id)
+        raise _mismatch("Mcp-Method", "the body's method", header_method, request_id)
     version = headers.get("mcp-protocol-version")
     if version is None or version.strip() != params["_meta"][META_PROTOCOL_VERSION]:
-        raise Reject(
-            400, HEADER_MISMATCH, "Header mismatch: MCP-Protocol-Version must equal _meta's protocolVersion", request_id
-        )
+        raise _mismatch("MCP-Protocol-Version", "_meta's protocolVersion", version, request_id)
     field = _NAMED_METHODS.get(method)
     if field is not None and field in params:
         header_name = headers.get("mcp-name")
         if header_name is None or decode_param_header(header_name.strip()) != params[field]:
-            raise Reject(400, HEADER_MISMATCH, f"Header mismatch: Mcp-Name must equal the body's {field}", request_id)
+            raise _mismatch("Mcp-Name", f"the body's {field}", header_name, request_id)
+
+
+def _mismatch(header: str, what: str, given: str | None, request_id: Any) -> Reject:
+    # A header left out is said so: "mismatch" alone sends the reader looking for a wrong value.
+    missing = " (the header is missing)" if given is None else ""
+    return Reject(400, HEADER_MISMATCH, f"Header mismatch: {header} must equal {what}{missing}", request_id)
 
 
 @final
