@@ -212,25 +212,15 @@ def _guarded(base: type[Any]) -> type[Any]:
 
 def _find_stopping(app: object) -> Callable[[float | None], None] | None:
     """The served app's ``stopping(within)`` hook, under uvicorn's own wrappers (each keeps the inner app as
-    ``.app``); a ``stopping()`` of another app's, taking no deadline, is called without one."""
+    ``.app``). The app is always one of ours (``mcptools._run`` builds it), and each takes the deadline."""
     for _ in range(8):
         hook = getattr(app, "stopping", None)
         if callable(hook):
-            import inspect
-
-            try:
-                takes_deadline = len(inspect.signature(hook).parameters) > 0
-            except (TypeError, ValueError):
-                takes_deadline = False
-            return hook if takes_deadline else _without_deadline(hook)
+            return hook  # type: ignore[no-any-return]
         app = getattr(app, "app", None)
         if app is None:
             return None
     return None
-
-
-def _without_deadline(hook: Callable[[], None]) -> Callable[[float | None], None]:
-    return lambda _within: hook()
 
 
 def __getattr__(name: str) -> type[Any]:
