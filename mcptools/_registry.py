@@ -175,8 +175,10 @@ class ToolRegistry:
 
             code = ToolRegistry.__init__.__code__  # its own keywords, named in the error for a misspelt one
             own = code.co_varnames[2 : code.co_argcount + code.co_kwonlyargcount]
-            # The SDK's token_verifier= goes with its auth=AuthSettings(...): both become mcptools' auth=.
-            given: dict[str, Any] = {**settings, "token_verifier": token_verifier} if token_verifier else {**settings}
+            given: dict[str, Any] = dict(settings)
+            if token_verifier is not None:
+                # The SDK's token_verifier= goes with its auth=AuthSettings(...): both become mcptools' auth=.
+                given["token_verifier"] = token_verifier
             self._serve = check_defaults(given, where, own)
         self._start_empty()
 
