@@ -21,6 +21,7 @@ __all__ = [
     "UNSUPPORTED_PROTOCOL_VERSION",
     "MessageKind",
     "RequestId",
+    "batch_request_ids",
     "classify",
     "error_response",
     "is_request_id",
@@ -72,6 +73,11 @@ def classify(message: object) -> MessageKind:
     if has_result != ("error" in message) and is_request_id(message.get("id")):
         return "response"
     return "invalid"
+
+
+def batch_request_ids(messages: list[Any]) -> list[RequestId]:
+    """The ids of a batch's requests: the members owed an answer."""
+    return [message["id"] for message in messages if classify(message) == "request"]
 
 
 def echo_id(message: object) -> RequestId | None:

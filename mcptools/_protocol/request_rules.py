@@ -18,7 +18,7 @@ from .._jsonrpc import (
     MISSING_CLIENT_CAPABILITY,
     PARSE_ERROR,
     SERVER_BUSY,
-    classify,
+    batch_request_ids,
     echo_id,
     error_response,
 )
@@ -137,7 +137,7 @@ def refuse_batch(messages: list[Any], session: Session) -> Response | list[Respo
         if len(messages) > _REFUSED_ONE_BY_ONE:
             return error_response(None, INVALID_REQUEST, text)
         error = {"code": INVALID_REQUEST, "message": text}
-        refusals = [{"jsonrpc": "2.0", "id": m["id"], "error": error} for m in messages if classify(m) == "request"]
+        refusals = [{"jsonrpc": "2.0", "id": request_id, "error": error} for request_id in batch_request_ids(messages)]
         return refusals or error_response(None, INVALID_REQUEST, text)
     return None
 

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Final, TypeVar, final
 
-from .._jsonrpc import SERVER_BUSY, RequestId, classify, error_response
+from .._jsonrpc import SERVER_BUSY, RequestId, batch_request_ids, error_response
 
 __all__ = ["SHUTTING_DOWN", "Answered", "Cutoff", "cut_answers", "cut_error", "owed_by"]
 
@@ -136,5 +136,5 @@ class Answered:
 def owed_by(message: Any) -> RequestId | list[RequestId]:
     """What a request (its id) or a batch (its requests' ids) is owed an answer for."""
     if type(message) is list:
-        return [member["id"] for member in message if classify(member) == "request"]
+        return batch_request_ids(message)
     return message["id"]  # type: ignore[no-any-return]
